@@ -1,0 +1,6 @@
+import { oauthCollections } from '../actors/oauth/collections.js';
+import { tenantCollections } from '../actors/tenant/collections.js';
+import type { CollectionSpec } from './store.js';
+
+/** Every collection the server stores, gathered from the actors that own them. */
+export const COLLECTIONS: readonly CollectionSpec[] = [...tenantCollections, ...oauthCollections];

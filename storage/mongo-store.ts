@@ -1,0 +1,493 @@
+/**
+ * The MongoDB adapter, written for FerretDB v1 (no multi-document transactions, no partial
+ * indexes) and therefore equally valid on MongoDB.
+ *
+ * Batches are made atomic with a journal and group commit. Commits that arrive while a group is
+ * in flight wait and form the next group, each caller's ops kept contiguous and in order. A group
+ * of one op is applied directly (single-document writes are atomic). A larger group is
+ *  1. checked in memory against the database for unique-index and `_id` conflicts; a violating
+ *     caller is refused alone (see `mongo-unique-check.ts`);
+ *  2. written as one `_journal` document `{_id: seq, ops, createdAt}`: the commit point;
+ *  3. applied with ordered bulk writes;
+ *  4. removed from the journal, and only then are its callers resolved.
+ * If 3 or 4 fail after 2 succeeded, the group is durable, so it is re-applied in the background
+ * until it succeeds; reads and later commits wait for that (up to the timeout). `open()` replays
+ * what a crash left in the journal. Replays turn inserts into upserts: the check in step 1
+ * already proved the id free, and an insert replayed over itself must not fail.
+ */
+import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document } from 'mongodb';
+import { DuplicateKeyError, StorageUnavailableError } from './errors.js';
+import type { CollectionSpec, Doc, Filter, FindOptions, Store, WriteOp } from './store.js';
+import { isOperatorCondition, normalizeSort, validateFilter, validateFindOptions } from './query.js';
+import { applyPatch, ID_INDEX, indexTuples, opId, validateOps } from './write-ops.js';
+import { isAmbiguousWriteError, isDuplicateKeyError, isUnavailableError, toStorageError } from './mongo-errors.js';
+import { UniqueChecker } from './mongo-unique-check.js';
+
+/** Options of the MongoDB adapter. */
+export interface MongoStoreOptions {
+  readonly uri: string;
+  /** Database name; defaults to the URI's path, then `comments`. */
+  readonly dbName?: string | undefined;
+  /** Time limit for reaching the server and for waiting on recovery, in ms (default 3000). */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** The collection holding group journals. */
+export const JOURNAL_COLLECTION = '_journal';
+/** A journal entry as stored: the ops of one group, in order. */
+export interface JournalEntry {
+  _id: number;
+  ops: WriteOp[];
+  createdAt: Date;
+}
+
+/** Groups stop growing past this many ops (a caller's ops are never split). */
+const MAX_GROUP_OPS = 2000;
+const RECOVERY_BACKOFF_MS = [50, 100, 200, 400, 800, 1600];
+
+/** Documents as the driver sees them: string ids, arbitrary fields. */
+type StoredDoc = { _id: string; [field: string]: unknown };
+
+interface Caller {
+  readonly ops: readonly WriteOp[];
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+  timer?: NodeJS.Timeout;
+}
+
+/** The database named in the URI's path, if any. */
+function uriDatabase(uri: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]*)/.exec(uri);
+  const name = match?.[1] ? decodeURIComponent(match[1]) : '';
+  return name === '' ? undefined : name;
+}
+
+/**
+ * The port's filter in MongoDB syntax. Only `$exists` differs: the port defines it as
+ * "present and not null", which is `$ne: null` / `$eq: null` in MongoDB.
+ */
+export function toMongoFilter(filter: Filter): Document {
+  const result: Document = {};
+  const and: Document[] = [];
+  for (const [field, condition] of Object.entries(filter)) {
+    if (!isOperatorCondition(condition)) {
+      result[field] = condition;
+      continue;
+    }
+    const ops: Document = {};
+    for (const [op, value] of Object.entries(condition)) {
+      if (value === undefined) continue;
+      if (op !== '$exists') ops[op] = value;
+      else and.push({ [field]: value ? { $ne: null } : { $eq: null } });
+    }
+    // An empty operator object would mean "equals {}" to MongoDB; the port means "no condition".
+    if (Object.keys(ops).length > 0) result[field] = ops;
+  }
+  if (and.length > 0) result.$and = and;
+  return result;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function bulkOperation(op: WriteOp, replaying: boolean): AnyBulkWriteOperation<StoredDoc> | undefined {
+  switch (op.op) {
+    case 'put':
+      return { replaceOne: { filter: { _id: op.doc._id }, replacement: op.doc, upsert: true } };
+    case 'insert':
+      return replaying
+        ? { replaceOne: { filter: { _id: op.doc._id }, replacement: op.doc, upsert: true } }
+        : { insertOne: { document: { ...op.doc } } };
+    case 'patch': {
+      const update: Document = {};
+      if (op.set && Object.keys(op.set).length > 0) update.$set = op.set;
+      if (op.unset && op.unset.length > 0) update.$unset = Object.fromEntries(op.unset.map((f) => [f, '']));
+      if (Object.keys(update).length === 0) return undefined;
+      return { updateOne: { filter: { _id: op.id }, update } };
+    }
+    case 'delete':
+      return { deleteOne: { filter: { _id: op.id } } };
+  }
+}
+
+/** Store backed by a MongoDB-compatible server (MongoDB or FerretDB). */
+export class MongoStore implements Store {
+  readonly kind = 'mongodb' as const;
+  readonly #uri: string;
+  readonly #dbName: string;
+  readonly #timeoutMs: number;
+  readonly #specs: ReadonlyMap<string, CollectionSpec>;
+  #client: MongoClient | undefined;
+  #db: Db | undefined;
+  #checker: UniqueChecker | undefined;
+  #closing = false;
+
+  readonly #queue: Caller[] = [];
+  #draining: Promise<void> | undefined;
+  /** Set while a journaled group is being applied; reads wait so they never see half of it. */
+  #applying: Promise<void> | undefined;
+  /** Set while a durable group is being re-applied; reads and commits wait for it. */
+  #recovery: Promise<void> | undefined;
+  #lastSeq = 0;
+  /** Journal ids whose insert may or may not have landed; deleted before the next journal write. */
+  readonly #orphans: number[] = [];
+
+  /** @param collections every collection the store may touch, with its indexes */
+  constructor(options: MongoStoreOptions, collections: readonly CollectionSpec[]) {
+    this.#uri = options.uri;
+    this.#dbName = options.dbName ?? uriDatabase(options.uri) ?? 'comments';
+    this.#timeoutMs = options.timeoutMs ?? 3000;
+    this.#specs = new Map(collections.map((spec) => [spec.name, spec]));
+  }
+
+  async open(): Promise<void> {
+    if (this.#client) return;
+    const t = this.#timeoutMs;
+    const client = new MongoClient(this.#uri, {
+      serverSelectionTimeoutMS: t,
+      connectTimeoutMS: t,
+      // Inactivity limit on a socket; generous so that slow queries are not cut, finite so a
+      // silently dead connection is noticed.
+      socketTimeoutMS: Math.max(4 * t, 10_000),
+      // FerretDB v1 has no retryable writes; the journal gives commits their own recovery.
+      retryWrites: false,
+    });
+    try {
+      await client.connect();
+      const db = client.db(this.#dbName);
+      for (const spec of this.#specs.values()) await this.#ensureIndexes(db, spec);
+      await this.#replayJournal(db);
+      this.#client = client;
+      this.#db = db;
+      this.#checker = new UniqueChecker(db, this.#specs);
+      this.#closing = false;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw toStorageError(error, 'open');
+    }
+  }
+
+  /**
+   * Creates missing indexes one at a time and replaces changed ones. FerretDB v1.24 drops the
+   * connection when one createIndexes command names several indexes that already exist on a
+   * collection holding data, so existing indexes are never re-sent.
+   */
+  async #ensureIndexes(db: Db, spec: CollectionSpec): Promise<void> {
+    if (spec.indexes.length === 0) return;
+    const collection = db.collection(spec.name);
+    const existing = new Map<string, Document>();
+    for (const index of await collection.listIndexes().toArray().catch(() => [])) {
+      existing.set(index['name'] as string, index);
+    }
+    for (const index of spec.indexes) {
+      const key = Object.fromEntries(index.fields.map((field) => [field, 1]));
+      const current = existing.get(index.name);
+      if (current) {
+        const same =
+          JSON.stringify(Object.entries(current['key'] as Document)) === JSON.stringify(Object.entries(key)) &&
+          (current['unique'] === true) === (index.unique === true);
+        if (same) continue;
+        await collection.dropIndex(index.name);
+      }
+      await collection.createIndex(key, { name: index.name, ...(index.unique ? { unique: true } : {}) });
+    }
+  }
+
+  async #replayJournal(db: Db): Promise<void> {
+    const journal = db.collection<JournalEntry>(JOURNAL_COLLECTION);
+    const entries = await journal.find({}).sort({ _id: 1 }).toArray();
+    for (const entry of entries) {
+      await this.#applyOps(db, entry.ops, true);
+      await journal.deleteOne({ _id: entry._id });
+      this.#lastSeq = Math.max(this.#lastSeq, entry._id);
+    }
+  }
+
+  async close(): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    this.#closing = true;
+    // A group stuck in recovery is durable in the journal; the next open() replays it.
+    const deadline = Date.now() + this.#timeoutMs;
+    while (this.#draining && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadline - Date.now())));
+      await Promise.race([this.#draining, expired]);
+      clearTimeout(timer);
+    }
+    if (this.#orphans.length > 0 && this.#db) {
+      // Best effort: an orphan left behind would be replayed by the next open().
+      await this.#db
+        .collection<JournalEntry>(JOURNAL_COLLECTION)
+        .deleteMany({ _id: { $in: this.#orphans } })
+        .then(() => (this.#orphans.length = 0))
+        .catch(() => undefined);
+    }
+    this.#client = undefined;
+    this.#db = undefined;
+    this.#checker = undefined;
+    await client.close();
+  }
+
+  async ping(): Promise<void> {
+    const db = this.#openDb();
+    try {
+      await db.command({ ping: 1 });
+    } catch (error) {
+      throw toStorageError(error, 'ping');
+    }
+  }
+
+  async get<T extends Doc = Doc>(collection: string, id: string): Promise<T | undefined> {
+    const mongo = this.#collection(collection);
+    await this.#recovered();
+    try {
+      const doc = await mongo.findOne({ _id: id } as Document);
+      return (doc ?? undefined) as T | undefined;
+    } catch (error) {
+      throw toStorageError(error, 'get');
+    }
+  }
+
+  async find<T extends Doc = Doc>(collection: string, filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const mongo = this.#collection(collection);
+    validateFilter(filter);
+    validateFindOptions(options);
+    if (options.limit === 0) return [];
+    await this.#recovered();
+    try {
+      let cursor = mongo.find(toMongoFilter(filter), { sort: normalizeSort(options.sort) as Array<[string, 1 | -1]> });
+      if (options.skip) cursor = cursor.skip(options.skip);
+      if (options.limit !== undefined) cursor = cursor.limit(options.limit);
+      return (await cursor.toArray()) as unknown as T[];
+    } catch (error) {
+      throw toStorageError(error, 'find');
+    }
+  }
+
+  async count(collection: string, filter: Filter): Promise<number> {
+    const mongo = this.#collection(collection);
+    validateFilter(filter);
+    await this.#recovered();
+    try {
+      return await mongo.countDocuments(toMongoFilter(filter));
+    } catch (error) {
+      throw toStorageError(error, 'count');
+    }
+  }
+
+  commit(ops: readonly WriteOp[]): Promise<void> {
+    try {
+      validateOps(ops, this.#specs);
+      this.#openDb();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (ops.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const caller: Caller = { ops, resolve, reject };
+      this.#queue.push(caller);
+      if (this.#recovery) this.#armTimeout(caller);
+      this.#kick();
+    });
+  }
+
+  /** Starts draining the queue unless a drain is under way (which will pick new callers up). */
+  #kick(): void {
+    if (this.#draining || this.#queue.length === 0) return;
+    this.#draining = (async () => {
+      // One microtask of delay lets commits issued in the same tick share a group.
+      await null;
+      try {
+        await this.#drain();
+      } finally {
+        this.#draining = undefined;
+        // A caller may have queued after the loop's last check but before this point.
+        this.#kick();
+      }
+    })();
+  }
+
+  #openDb(): Db {
+    if (!this.#db || this.#closing) throw new StorageUnavailableError('MongoDB store is not open');
+    return this.#db;
+  }
+
+  #collection(name: string): Collection<Document> {
+    const db = this.#openDb();
+    if (!this.#specs.has(name)) throw new TypeError(`unknown collection ${name}`);
+    return db.collection(name);
+  }
+
+  /** Waits until no group is half-applied, giving up on a pending recovery after the timeout. */
+  async #recovered(): Promise<void> {
+    if (this.#applying) await this.#applying;
+    const recovery = this.#recovery;
+    if (!recovery) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StorageUnavailableError('MongoDB unavailable: a committed batch is still being applied')),
+        this.#timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([recovery, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Refuses a queued caller that is still waiting when the timeout expires (nothing applied). */
+  #armTimeout(caller: Caller): void {
+    if (caller.timer) return;
+    caller.timer = setTimeout(() => {
+      const at = this.#queue.indexOf(caller);
+      if (at < 0) return;
+      this.#queue.splice(at, 1);
+      caller.reject(new StorageUnavailableError('MongoDB unavailable: a committed batch is still being applied'));
+    }, this.#timeoutMs);
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const group: Caller[] = [];
+      let size = 0;
+      while (this.#queue.length > 0 && (group.length === 0 || size + this.#queue[0]!.ops.length <= MAX_GROUP_OPS)) {
+        const caller = this.#queue.shift()!;
+        clearTimeout(caller.timer);
+        group.push(caller);
+        size += caller.ops.length;
+      }
+      await this.#runGroup(group);
+    }
+  }
+
+  async #runGroup(group: Caller[]): Promise<void> {
+    const db = this.#db;
+    if (!db) {
+      for (const caller of group) caller.reject(new StorageUnavailableError('MongoDB store is not open'));
+      return;
+    }
+    let accepted: Caller[];
+    try {
+      const outcome = await this.#checker!.check(group);
+      for (const [caller, error] of outcome.rejected) caller.reject(error);
+      accepted = outcome.accepted;
+    } catch (error) {
+      const failure = toStorageError(error, 'commit');
+      for (const caller of group) caller.reject(failure);
+      return;
+    }
+    if (accepted.length === 0) return;
+    const ops = accepted.flatMap((caller) => caller.ops);
+    if (ops.length === 1) {
+      await this.#runSingle(db, accepted[0]!);
+      return;
+    }
+    const journal = db.collection<JournalEntry>(JOURNAL_COLLECTION);
+    const seq = (this.#lastSeq = Math.max(this.#lastSeq + 1, Date.now() * 1000));
+    try {
+      if (this.#orphans.length > 0) {
+        await journal.deleteMany({ _id: { $in: this.#orphans } });
+        this.#orphans.length = 0;
+      }
+      await journal.insertOne({ _id: seq, ops, createdAt: new Date() });
+    } catch (error) {
+      if (isAmbiguousWriteError(error)) this.#orphans.push(seq);
+      const failure = isUnavailableError(error)
+        ? toStorageError(error, 'commit')
+        : new StorageUnavailableError('MongoDB refused the commit journal', { cause: error });
+      for (const caller of accepted) caller.reject(failure);
+      return;
+    }
+    let applied!: () => void;
+    this.#applying = new Promise<void>((resolve) => (applied = resolve));
+    try {
+      await this.#applyOps(db, ops, false);
+      this.#applying = undefined;
+      applied();
+      await journal.deleteOne({ _id: seq });
+    } catch {
+      const recovery = this.#recover(db, seq, ops);
+      this.#recovery = recovery;
+      this.#applying = undefined;
+      applied();
+      for (const caller of this.#queue) this.#armTimeout(caller);
+      await recovery;
+      this.#recovery = undefined;
+    }
+    for (const caller of accepted) caller.resolve();
+  }
+
+  async #runSingle(db: Db, caller: Caller): Promise<void> {
+    const op = caller.ops[0]!;
+    try {
+      await this.#applyOps(db, caller.ops, false);
+      caller.resolve();
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) {
+        caller.reject(toStorageError(error, 'commit'));
+        return;
+      }
+      const index = await this.#violatedIndex(db, op).catch(() => undefined);
+      caller.reject(new DuplicateKeyError(op.collection, index ?? ID_INDEX, { cause: error }));
+    }
+  }
+
+  /**
+   * Names the index a single refused op violated (FerretDB's message does not). Only reached
+   * when the database changed behind the pre-flight check.
+   */
+  async #violatedIndex(db: Db, op: WriteOp): Promise<string | undefined> {
+    const mongo = db.collection(op.collection);
+    const id = opId(op);
+    const stored = (await mongo.findOne({ _id: id } as Document)) as Doc | null;
+    if (op.op === 'insert' && stored) return ID_INDEX;
+    const doc = op.op === 'patch' ? (stored ? applyPatch(stored, op.set, op.unset) : undefined) : op.op === 'delete' ? undefined : op.doc;
+    if (!doc) return undefined;
+    for (const index of this.#specs.get(op.collection)!.indexes) {
+      if (!index.unique) continue;
+      for (const tuple of indexTuples(doc, index.fields)) {
+        const filter: Document = { _id: { $ne: id } };
+        index.fields.forEach((field, i) => {
+          filter[field] = tuple[i];
+        });
+        if (await mongo.findOne(filter, { projection: { _id: 1 } })) return index.name;
+      }
+    }
+    return undefined;
+  }
+
+  /** Re-applies a durable group until it lands, then clears its journal entry. */
+  async #recover(db: Db, seq: number, ops: readonly WriteOp[]): Promise<void> {
+    const journal = db.collection<JournalEntry>(JOURNAL_COLLECTION);
+    for (let attempt = 0; ; attempt++) {
+      await sleep(RECOVERY_BACKOFF_MS[Math.min(attempt, RECOVERY_BACKOFF_MS.length - 1)]!);
+      // After close() the journal entry stays for the next open() to replay.
+      if (!this.#client) return;
+      try {
+        await this.#applyOps(db, ops, true);
+        await journal.deleteOne({ _id: seq });
+        return;
+      } catch {
+        // Still unreachable (or not yet); the backoff above paces the next attempt.
+      }
+    }
+  }
+
+  /** Applies ops in order: consecutive ops on one collection go in one ordered bulk write. */
+  async #applyOps(db: Db, ops: readonly WriteOp[], replaying: boolean): Promise<void> {
+    let i = 0;
+    while (i < ops.length) {
+      const collection = ops[i]!.collection;
+      const batch: AnyBulkWriteOperation<StoredDoc>[] = [];
+      for (; i < ops.length && ops[i]!.collection === collection; i++) {
+        const operation = bulkOperation(ops[i]!, replaying);
+        if (operation) batch.push(operation);
+      }
+      if (batch.length > 0) await db.collection<StoredDoc>(collection).bulkWrite(batch, { ordered: true });
+    }
+  }
+}

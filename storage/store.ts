@@ -1,0 +1,99 @@
+/**
+ * The Store port: the only way the engine reaches durable storage.
+ *
+ * It is deliberately small. Actors own their data and keep it in memory; the store only has to
+ * load it, find it by indexed fields, and make ordered batches of writes durable atomically.
+ * Every adapter (LMDB, MongoDB) must pass the conformance suite in `test/storage/`.
+ */
+
+/** A stored document. Values are JSON-compatible (no Date, no Buffer, no undefined). */
+export type Doc = { _id: string } & Record<string, unknown>;
+
+/** A scalar that filters and index keys can compare. */
+export type Scalar = string | number | boolean | null;
+
+/** Conditions on one field. A bare scalar means equality; on an array field, membership. */
+export type FieldCondition =
+  | Scalar
+  | {
+      $eq?: Scalar;
+      $ne?: Scalar;
+      $in?: readonly Scalar[];
+      $nin?: readonly Scalar[];
+      $gt?: Scalar;
+      $gte?: Scalar;
+      $lt?: Scalar;
+      $lte?: Scalar;
+      /** Array field holds every one of these values. */
+      $all?: readonly Scalar[];
+      /** `true`: the field is present and not null; `false`: absent or null. */
+      $exists?: boolean;
+    };
+
+/** Top-level fields only; all conditions must hold. */
+export type Filter = Readonly<Record<string, FieldCondition>>;
+
+export type SortSpec = ReadonlyArray<readonly [field: string, direction: 1 | -1]>;
+
+export interface FindOptions {
+  sort?: SortSpec;
+  skip?: number;
+  limit?: number;
+}
+
+/**
+ * One write of a batch. Every op is idempotent when replayed in order, which is what lets the
+ * MongoDB adapter recover a batch from its journal.
+ */
+export type WriteOp =
+  /** Insert or fully replace the document with this `_id`. */
+  | { readonly op: 'put'; readonly collection: string; readonly doc: Doc }
+  /** Insert; the batch fails with DuplicateKeyError if the `_id` exists. */
+  | { readonly op: 'insert'; readonly collection: string; readonly doc: Doc }
+  /** Set and unset top-level fields of an existing document; no-op if the document is missing. */
+  | {
+      readonly op: 'patch';
+      readonly collection: string;
+      readonly id: string;
+      readonly set?: Readonly<Record<string, unknown>>;
+      readonly unset?: readonly string[];
+    }
+  /** Remove the document; no-op if it is missing. */
+  | { readonly op: 'delete'; readonly collection: string; readonly id: string };
+
+/**
+ * An ascending index over top-level fields. A field holding an array is indexed once per
+ * element (multikey). Unique indexes require every indexed field to be present on every
+ * document of the collection: neither adapter supports partial indexes.
+ */
+export interface IndexSpec {
+  readonly name: string;
+  readonly fields: readonly string[];
+  readonly unique?: boolean;
+}
+
+export interface CollectionSpec {
+  readonly name: string;
+  readonly indexes: readonly IndexSpec[];
+}
+
+export type StoreKind = 'lmdb' | 'mongodb';
+
+export interface Store {
+  readonly kind: StoreKind;
+  /** Connects or opens, and creates the indexes of every collection. Safe to call once. */
+  open(): Promise<void>;
+  /** Waits for commits under way, then closes. */
+  close(): Promise<void>;
+  /** Resolves when storage answers; rejects with StorageUnavailableError otherwise. */
+  ping(): Promise<void>;
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | undefined>;
+  find<T extends Doc = Doc>(collection: string, filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(collection: string, filter: Filter): Promise<number>;
+  /**
+   * Applies the ops in order, atomically, and resolves only once they are durable.
+   * Rejects with DuplicateKeyError (nothing applied) when a unique index would be violated,
+   * or StorageUnavailableError when storage cannot be reached (nothing applied).
+   */
+  commit(ops: readonly WriteOp[]): Promise<void>;
+}
