@@ -1,0 +1,188 @@
+import { LRUCache } from 'lru-cache';
+import type { Store } from '../storage/store.js';
+import type { ActorKind, Protocol } from './actor.js';
+import { ActorCell, type CellHost, type Envelope } from './actor-cell.js';
+import { ApiError } from './errors.js';
+import { EventBus } from './event-bus.js';
+import { log } from './log.js';
+
+export interface ActorSystemOptions {
+  store: Store;
+  bus?: EventBus;
+  /** Active actors kept before idle ones are passivated, least recently used first. */
+  maxActive?: number;
+  /** An actor unused this long is passivated. */
+  idleMs?: number;
+  /** Default time an `ask` waits for its reply. */
+  askTimeoutMs?: number;
+  /** Messages queued per actor before `ask` is refused with `overloaded`. */
+  mailboxLimit?: number;
+}
+
+export interface AskOptions {
+  timeoutMs?: number;
+}
+
+/** Counters for benchmarks and health. */
+export interface SystemStats {
+  batches: number;
+  ops: number;
+  activations: number;
+  passivations: number;
+  failedFlushes: number;
+}
+
+/**
+ * Addresses actors by key (`<kind>:<id>`), activates them on first use, passivates idle ones,
+ * and delivers `ask`s with a timeout. Callers never hold actor references, only keys, so
+ * actors can later live in other processes without changing callers.
+ */
+export class ActorSystem {
+  readonly store: Store;
+  readonly bus: EventBus;
+  readonly stats: SystemStats = { batches: 0, ops: 0, activations: 0, passivations: 0, failedFlushes: 0 };
+
+  readonly #kinds = new Map<string, ActorKind<Protocol>>();
+  readonly #cells = new Map<string, ActorCell>();
+  readonly #lru: LRUCache<string, ActorCell>;
+  readonly #sweep: NodeJS.Timeout;
+  readonly #askTimeoutMs: number;
+  readonly #host: CellHost;
+  #closing = false;
+
+  constructor(options: ActorSystemOptions) {
+    this.store = options.store;
+    this.bus = options.bus ?? new EventBus();
+    this.#askTimeoutMs = options.askTimeoutMs ?? 10_000;
+    const idleMs = options.idleMs ?? 300_000;
+    this.#lru = new LRUCache<string, ActorCell>({
+      max: options.maxActive ?? 50_000,
+      ttl: idleMs,
+      updateAgeOnGet: false,
+      // Eviction only marks the cell: a busy cell is passivated once its writes are durable.
+      // Deferred so that a touch in the same turn (set of the same key) can cancel it.
+      dispose: (cell, key) => queueMicrotask(() => {
+        if (!this.#lru.has(key) && this.#cells.get(key) === cell) cell.requestPassivation();
+      }),
+    });
+    this.#sweep = setInterval(() => this.#lru.purgeStale(), Math.max(250, Math.min(idleMs / 4, 30_000)));
+    this.#sweep.unref();
+    const system = this;
+    this.#host = {
+      store: this.store,
+      bus: this.bus,
+      system: this,
+      mailboxLimit: options.mailboxLimit ?? 20_000,
+      stats: this.stats,
+      onIdle(cell) {
+        if (cell.passivationRequested && system.#cells.get(cell.key) === cell) {
+          system.#cells.delete(cell.key);
+          cell.stop();
+          system.stats.passivations++;
+        }
+      },
+    };
+  }
+
+  /** Makes a kind of actor addressable. */
+  register<P extends Protocol>(kind: ActorKind<P>): void {
+    if (this.#kinds.has(kind.name)) throw new Error(`actor kind ${kind.name} registered twice`);
+    this.#kinds.set(kind.name, kind as unknown as ActorKind<Protocol>);
+  }
+
+  /** Actors in memory now. */
+  get activeCount(): number {
+    return this.#cells.size;
+  }
+
+  /**
+   * Sends a message and waits for the reply, which arrives only after the writes it depends
+   * on are durable. Rejects with `timeout` if no reply comes in time; a message that had not
+   * started by then is dropped and never runs.
+   */
+  ask<P extends Protocol, K extends keyof P & string>(
+    kind: ActorKind<P>,
+    id: string,
+    type: K,
+    payload: P[K]['in'],
+    options?: AskOptions,
+  ): Promise<P[K]['out']> {
+    if (this.#closing) return Promise.reject(new ApiError('shutting-down'));
+    const cell = this.#cell(kind, id);
+    const timeoutMs = options?.timeoutMs ?? this.#askTimeoutMs;
+    return new Promise<P[K]['out']>((resolve, reject) => {
+      const env: Envelope = {
+        type,
+        payload,
+        started: false,
+        settled: false,
+        resolve(value) {
+          if (env.settled) return;
+          env.settled = true;
+          clearTimeout(timer);
+          resolve(value as P[K]['out']);
+        },
+        reject(err) {
+          if (env.settled) return;
+          env.settled = true;
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      const timer = setTimeout(() => {
+        env.reject(
+          env.started
+            ? new ApiError('timeout')
+            : new ApiError('timeout', 'The request timed out before it was processed; nothing was changed.'),
+        );
+      }, timeoutMs);
+      cell.enqueue(env);
+    });
+  }
+
+  /** Sends a message without waiting; a failure is logged. */
+  tell<P extends Protocol, K extends keyof P & string>(kind: ActorKind<P>, id: string, type: K, payload: P[K]['in']): void {
+    this.ask(kind, id, type, payload).catch((err: unknown) => log.warn('tell-failed', { kind: kind.name, type, err }));
+  }
+
+  /** Resolves once every actor is idle (all mailboxes empty, all writes durable), or false on timeout. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      let busy = false;
+      for (const cell of this.#cells.values()) {
+        if (!cell.idle) {
+          busy = true;
+          break;
+        }
+      }
+      if (!busy) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  /** Refuses new messages, drains every mailbox, and passivates every actor. */
+  async shutdown(graceMs = 15_000): Promise<boolean> {
+    this.#closing = true;
+    clearInterval(this.#sweep);
+    const drained = await this.drain(graceMs);
+    for (const cell of this.#cells.values()) if (cell.idle) cell.stop();
+    this.#cells.clear();
+    this.#lru.clear();
+    return drained;
+  }
+
+  #cell(kind: ActorKind<Protocol>, id: string): ActorCell {
+    const key = `${kind.name}:${id}`;
+    let cell = this.#cells.get(key);
+    if (cell === undefined) {
+      if (this.#kinds.get(kind.name) !== kind) throw new Error(`actor kind ${kind.name} is not registered`);
+      cell = new ActorCell(key, id, kind, this.#host);
+      this.#cells.set(key, cell);
+    }
+    cell.keep();
+    this.#lru.set(key, cell);
+    return cell;
+  }
+}

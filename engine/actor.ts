@@ -1,0 +1,118 @@
+import type { Doc, Filter, FindOptions, WriteOp } from '../storage/store.js';
+import type { ActorSystem } from './actor-system.js';
+
+/** An actor's messages: for each message type, what it takes and what it answers. */
+export type Protocol = Record<string, { in: unknown; out: unknown }>;
+
+/** One handler per message type of the protocol. */
+export type Handlers<P extends Protocol> = {
+  [K in keyof P]: (payload: P[K]['in']) => P[K]['out'] | Promise<P[K]['out']>;
+};
+
+/** The read side of storage, as an actor sees it while loading. */
+export interface StoreReader {
+  get<T extends Doc = Doc>(collection: string, id: string): Promise<T | undefined>;
+  find<T extends Doc = Doc>(collection: string, filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(collection: string, filter: Filter): Promise<number>;
+}
+
+/** What the runtime gives one activation of an actor. Handed to the constructor. */
+export interface ActorContext {
+  readonly key: string;
+  /** The key without its kind prefix: for `page:t1:/a`, `t1:/a`. */
+  readonly id: string;
+  readonly store: StoreReader;
+  readonly system: ActorSystem;
+  /** Buffers a write into the actor's next storage batch. */
+  write(op: WriteOp): void;
+  /** Queues a live event; it is published only once the message's writes are durable. */
+  publish(topic: string, event: unknown): void;
+  /** Releases this message's reply without waiting for earlier writes (only if it wrote nothing). */
+  allowUnconfirmed(): void;
+  /** Makes everything buffered so far durable, then `ops` alone; throws DuplicateKeyError cleanly. */
+  commitNow(ops: readonly WriteOp[]): Promise<void>;
+}
+
+/**
+ * Base class of every actor. Subclasses load their state in `onStart` and answer messages
+ * through `handlers`. Messages arrive one at a time; a handler may await, and no other
+ * message of this actor runs until it finishes. State changes apply to memory at once, and
+ * the runtime holds replies and events until the writes behind them are durable.
+ *
+ * A handler should validate before it mutates: if it throws after buffering writes, those
+ * writes are dropped and the actor is reloaded from storage before its next message.
+ */
+export abstract class Actor<P extends Protocol> {
+  readonly #ctx: ActorContext;
+
+  constructor(ctx: ActorContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Loads the actor's state. Runs once per activation; if it throws, the next message retries it. */
+  abstract onStart(): Promise<void>;
+
+  /** The message handlers, one per message type. */
+  abstract readonly handlers: Handlers<P>;
+
+  /** Called when the actor is passivated (idle, all writes durable). */
+  onStop(): void {}
+
+  protected get key(): string {
+    return this.#ctx.key;
+  }
+
+  protected get id(): string {
+    return this.#ctx.id;
+  }
+
+  protected get store(): StoreReader {
+    return this.#ctx.store;
+  }
+
+  protected get system(): ActorSystem {
+    return this.#ctx.system;
+  }
+
+  protected put(collection: string, doc: Doc): void {
+    this.#ctx.write({ op: 'put', collection, doc });
+  }
+
+  protected insert(collection: string, doc: Doc): void {
+    this.#ctx.write({ op: 'insert', collection, doc });
+  }
+
+  protected patch(collection: string, id: string, set?: Record<string, unknown>, unset?: string[]): void {
+    this.#ctx.write(unset === undefined ? { op: 'patch', collection, id, set: set ?? {} } : { op: 'patch', collection, id, set: set ?? {}, unset });
+  }
+
+  protected remove(collection: string, id: string): void {
+    this.#ctx.write({ op: 'delete', collection, id });
+  }
+
+  protected publish(topic: string, event: unknown): void {
+    this.#ctx.publish(topic, event);
+  }
+
+  protected allowUnconfirmed(): void {
+    this.#ctx.allowUnconfirmed();
+  }
+
+  protected commitNow(ops: readonly WriteOp[]): Promise<void> {
+    return this.#ctx.commitNow(ops);
+  }
+}
+
+/** A kind of actor: its key prefix and how to make one. */
+export interface ActorKind<P extends Protocol> {
+  readonly name: string;
+  create(ctx: ActorContext): Actor<P>;
+  /** Phantom field carrying the protocol type; never set. */
+  readonly protocol?: P;
+}
+
+/** Declares an actor kind; `name` is the key prefix (`page` for `page:<tenant>:<urlId>`). */
+export function actorKind<P extends Protocol>(name: string, create: (ctx: ActorContext) => Actor<P>): ActorKind<P> {
+  if (name.includes(':')) throw new Error(`actor kind name must not contain ':' (${name})`);
+  return { name, create };
+}

@@ -1,0 +1,85 @@
+/**
+ * Server configuration: environment variables, each mirrored by a command-line flag
+ * (`--port 9000` or `--port=9000`; a flag wins over its variable). Every setting is listed in
+ * the README; `test/unit/engine/config.test.ts` keeps the two in step.
+ */
+
+type Parse<T> = (raw: string, name: string) => T;
+
+interface Setting<T> {
+  readonly env: string;
+  readonly flag: string;
+  readonly default: T;
+  readonly parse: Parse<T>;
+  readonly doc: string;
+}
+
+const int: Parse<number> = (raw, name) => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+};
+const str: Parse<string> = (raw) => raw;
+const bool: Parse<boolean> = (raw, name) => {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+};
+const optionalStr: Parse<string | undefined> = (raw) => (raw === '' ? undefined : raw);
+
+function setting<T>(env: string, flag: string, def: T, parse: Parse<T>, doc: string): Setting<T> {
+  return { env, flag, default: def, parse, doc };
+}
+
+/** Every setting, in the order the README documents them. */
+export const SETTINGS = {
+  port: setting('PORT', '--port', 8080, int, 'TCP port to listen on; 0 picks a free port.'),
+  host: setting('HOST', '--host', '0.0.0.0', str, 'Address to bind.'),
+  dataDir: setting('DATA_DIR', '--data-dir', './data', str, 'Directory of the embedded LMDB database.'),
+  mongodbUri: setting<string | undefined>('MONGODB_URI', '--mongodb-uri', undefined, optionalStr, 'Use MongoDB at this URI instead of LMDB.'),
+  mongodbDb: setting<string | undefined>('MONGODB_DB', '--mongodb-db', undefined, optionalStr, 'MongoDB database name (default: the URI path, else `comments`).'),
+  storageTimeoutMs: setting('STORAGE_TIMEOUT_MS', '--storage-timeout-ms', 3000, int, 'How long a storage call may take before it counts as unavailable.'),
+  maxBodyBytes: setting('MAX_BODY_BYTES', '--max-body-bytes', 1_048_576, int, 'Largest accepted request body; larger ones get 413 `body-too-large`.'),
+  askTimeoutMs: setting('ASK_TIMEOUT_MS', '--ask-timeout-ms', 10_000, int, 'How long a request waits for its actor before 503 `timeout`.'),
+  maxActiveActors: setting('MAX_ACTIVE_ACTORS', '--max-active-actors', 50_000, int, 'Actors kept in memory before the least recently used idle ones are passivated.'),
+  actorIdleMs: setting('ACTOR_IDLE_MS', '--actor-idle-ms', 300_000, int, 'An actor idle this long is passivated.'),
+  mailboxLimit: setting('MAILBOX_LIMIT', '--mailbox-limit', 20_000, int, 'Messages queued for one actor before new ones get 503 `overloaded`.'),
+  trustProxy: setting('TRUST_PROXY', '--trust-proxy', false, bool, 'Take the client address from X-Forwarded-For (behind a reverse proxy only).'),
+  shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '--shutdown-grace-ms', 15_000, int, 'On SIGTERM, how long to wait for mailboxes to drain before closing storage.'),
+  demoTenant: setting('DEMO_TENANT', '--demo-tenant', true, bool, 'Create a demo tenant and API key on first start with an empty database.'),
+  allowUwsFallback: setting('ALLOW_UWS_FALLBACK', '--allow-uws-fallback', false, bool, 'Start even if uWebSockets.js fell back to its slow pure-JS implementation.'),
+  logLevel: setting('LOG_LEVEL', '--log-level', 'info', str, 'One of debug, info, warn, error.'),
+} as const;
+
+type Settings = typeof SETTINGS;
+
+/** The resolved configuration. */
+export type Config = { -readonly [K in keyof Settings]: Settings[K]['default'] };
+
+function flagValues(argv: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) continue;
+    const eq = arg.indexOf('=');
+    if (eq > 0) out.set(arg.slice(0, eq), arg.slice(eq + 1));
+    else if (i + 1 < argv.length && !argv[i + 1]!.startsWith('--')) out.set(arg, argv[++i]!);
+    else out.set(arg, 'true');
+  }
+  return out;
+}
+
+/** Reads every setting from flags, then the environment, then the default. Throws on bad values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = process.argv.slice(2)): Config {
+  const flags = flagValues(argv);
+  const known = new Set(Object.values(SETTINGS).map((s) => s.flag));
+  for (const flag of flags.keys()) {
+    if (!known.has(flag)) throw new Error(`unknown flag ${flag}`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = flags.get(s.flag) ?? env[s.env];
+    out[key] = raw === undefined ? s.default : s.parse(raw, s.env);
+  }
+  return out as Config;
+}

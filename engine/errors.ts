@@ -1,0 +1,69 @@
+/**
+ * The one error catalog: every code the server can answer with, its HTTP status and its
+ * default message. `http/respond.ts` is the one place that turns these into `APIError`
+ * bodies, and `test/unit/engine/errors.test.ts` checks that every code is documented in
+ * `docs/errors.md`.
+ */
+export const ERRORS = {
+  // Authentication and tenancy
+  'missing-tenant-id': { status: 400, message: 'The tenantId query parameter or X-TENANT-ID header is required.' },
+  'invalid-tenant-id': { status: 401, message: 'No tenant has this id.' },
+  'tenant-id-mismatch': { status: 403, message: 'The tenant id does not match the credential.' },
+  'missing-api-key': { status: 401, message: 'An API key (X-API-KEY header or API_KEY query) or a bearer token is required.' },
+  'invalid-api-key': { status: 401, message: 'The API key is not valid for this tenant.' },
+  'invalid-token': { status: 401, message: 'The access token is not valid.' },
+  'token-expired': { status: 401, message: 'The access token has expired.' },
+  'token-revoked': { status: 401, message: 'The access token has been revoked.' },
+  'insufficient-scope': { status: 403, message: 'The access token lacks the scope this request needs.' },
+  // Request shape
+  'not-found': { status: 404, message: 'Not found.' },
+  'route-not-found': { status: 404, message: 'No route matches this method and path.' },
+  'method-not-allowed': { status: 405, message: 'This path does not accept this method.' },
+  'invalid-json': { status: 400, message: 'The request body is not valid JSON.' },
+  'body-too-large': { status: 413, message: 'The request body is larger than the server accepts.' },
+  'unsupported-media-type': { status: 415, message: 'The request body must be application/json.' },
+  'unexpected-param': { status: 400, message: 'The request has a field this endpoint does not accept.' },
+  'missing-param': { status: 400, message: 'A required field is missing.' },
+  'invalid-param': { status: 400, message: 'A field has the wrong type or value.' },
+  'invalid-path-encoding': { status: 400, message: 'A path segment is not valid percent-encoding.' },
+  // Credits
+  'credits-exhausted': { status: 402, message: "The tenant's package allowance of API credits for this month is spent." },
+  // Domain configurations
+  'domain-config-exists': { status: 409, message: 'A configuration for this domain already exists.' },
+  'invalid-domain': { status: 400, message: 'The domain is not a valid host name.' },
+  // Engine and storage
+  'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
+  'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },
+  'timeout': { status: 503, message: 'The request timed out; its outcome is unknown.' },
+  'overloaded': { status: 503, message: 'The server is overloaded; nothing was changed. Retry later.' },
+  'shutting-down': { status: 503, message: 'The server is shutting down; nothing was changed.' },
+  'internal-error': { status: 500, message: 'Internal error.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+/** Every error code the server can answer with. */
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Extra APIError fields the specification names (`maxCharacterLength`, `bannedUntil`, ...). */
+export type ErrorExtra = Readonly<Record<string, unknown>>;
+
+/** A refusal with a catalogued code. Thrown anywhere; mapped to a response in one place. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly code: ErrorCode;
+  readonly extra: ErrorExtra | undefined;
+
+  constructor(code: ErrorCode, reason?: string, extra?: ErrorExtra) {
+    super(reason ?? ERRORS[code].message);
+    this.code = code;
+    this.extra = extra;
+  }
+
+  get status(): number {
+    return ERRORS[this.code].status;
+  }
+}
+
+/** True when `code` is in the catalog. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERRORS, code);
+}
