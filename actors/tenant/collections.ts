@@ -1,0 +1,24 @@
+import type { CollectionSpec } from '../../storage/store.js';
+
+/** Collection names of the tenant actor's data. */
+export const TENANT_COLLECTIONS = {
+  tenants: 'tenants',
+  apiKeys: 'apiKeys',
+  tenantPackages: 'tenantPackages',
+  dailyUsage: 'tenantDailyUsage',
+  domainConfigs: 'domainConfigs',
+} as const;
+
+export const tenantCollections: readonly CollectionSpec[] = [
+  { name: TENANT_COLLECTIONS.tenants, indexes: [] },
+  { name: TENANT_COLLECTIONS.apiKeys, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
+  { name: TENANT_COLLECTIONS.tenantPackages, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
+  {
+    name: TENANT_COLLECTIONS.dailyUsage,
+    indexes: [{ name: 'by_tenant_day', fields: ['tenantId', 'yearNumber', 'monthNumber', 'dayNumber'], unique: true }],
+  },
+  {
+    name: TENANT_COLLECTIONS.domainConfigs,
+    indexes: [{ name: 'by_tenant_domain', fields: ['tenantId', 'domain'], unique: true }],
+  },
+];

@@ -1,0 +1,85 @@
+/**
+ * Operator commands, against the same storage the server uses (DATA_DIR or MONGODB_URI).
+ * Each prints one JSON object on stdout.
+ *
+ *   tenant create --name N [--email E] [--monthly-credits N [--flex]]
+ *   api-key create --tenant T
+ */
+import { createApiKey, createTenant, type NewTenant } from './actors/tenant/provision.js';
+import { loadConfig } from './engine/config.js';
+import { COLLECTIONS } from './storage/collections.js';
+import { createStore } from './storage/create-store.js';
+
+const USAGE = `usage:
+  cli tenant create --name N [--email E] [--monthly-credits N [--flex]]
+  cli api-key create --tenant T
+Storage comes from DATA_DIR (default ./data) or MONGODB_URI, as for the server.`;
+
+function options(args: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument ${arg}`);
+    const eq = arg.indexOf('=');
+    if (eq > 0) out.set(arg.slice(2, eq), arg.slice(eq + 1));
+    else if (i + 1 < args.length && !args[i + 1]!.startsWith('--')) out.set(arg.slice(2), args[++i]!);
+    else out.set(arg.slice(2), 'true');
+  }
+  return out;
+}
+
+function required(opts: Map<string, string>, name: string): string {
+  const value = opts.get(name);
+  if (value === undefined || value === 'true') throw new Error(`--${name} is required`);
+  return value;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [noun, verb, ...rest] = argv;
+  if (noun === undefined || noun === 'help' || noun === '--help') {
+    process.stdout.write(USAGE + '\n');
+    return noun === undefined ? 2 : 0;
+  }
+  const opts = options(rest);
+  const config = loadConfig(process.env, []);
+  const store = createStore(
+    { dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs },
+    COLLECTIONS,
+  );
+  await store.open();
+  try {
+    let out: Record<string, unknown>;
+    if (noun === 'tenant' && verb === 'create') {
+      const spec: NewTenant = { name: required(opts, 'name') };
+      const email = opts.get('email');
+      if (email !== undefined) spec.email = email;
+      const credits = opts.get('monthly-credits');
+      if (credits !== undefined) {
+        const n = Number(credits);
+        if (!Number.isInteger(n) || n < 0) throw new Error('--monthly-credits must be a non-negative integer');
+        spec.monthlyCredits = n;
+        spec.flex = opts.get('flex') === 'true';
+      } else if (opts.has('flex')) {
+        throw new Error('--flex needs --monthly-credits');
+      }
+      out = { ...(await createTenant(store, spec)) };
+    } else if (noun === 'api-key' && verb === 'create') {
+      const tenantId = required(opts, 'tenant');
+      out = { tenantId, apiKey: await createApiKey(store, tenantId) };
+    } else {
+      throw new Error(`unknown command: ${[noun, verb].filter(Boolean).join(' ')}\n${USAGE}`);
+    }
+    process.stdout.write(JSON.stringify(out) + '\n');
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

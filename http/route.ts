@@ -1,0 +1,79 @@
+import type { ErrorCode } from '../engine/errors.js';
+import type { UsageCounts } from '../actors/tenant/usage.js';
+import type { AuthInfo } from './auth.js';
+import type { AppServices } from './services.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route:
+ * - `tenant`: an API key or bearer token of the tenant; every call is charged credits;
+ * - `public`: widgets in browsers, no credential and no credits (CORS with credentials);
+ * - `open`: infrastructure such as health checks.
+ */
+export type Access = 'tenant' | 'public' | 'open';
+
+/** A JSON schema, as ajv takes it. */
+export type Schema = Record<string, unknown>;
+
+/** An already serialised JSON body: the fast path for answers an actor keeps ready. */
+export class RawJson {
+  constructor(readonly json: string | Buffer) {}
+}
+
+/** A handler's answer: a body (the server adds `status: success`), or raw JSON. */
+export type RouteResult = Record<string, unknown> | RawJson;
+
+/** What a handler sees of a request: validated and typed. */
+export interface RouteRequest<Q = Record<string, unknown>, B = unknown> {
+  readonly method: Method;
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Q;
+  readonly body: B;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly ip: string;
+  /** The credential, on `tenant` routes. */
+  readonly auth: AuthInfo | undefined;
+  /** The authenticated tenant on `tenant` routes; empty elsewhere. */
+  readonly tenantId: string;
+  readonly app: AppServices;
+  /** Adds a response header (a cookie, say). */
+  setHeader(name: string, value: string): void;
+}
+
+/** One endpoint: its schemas beside its handler, compiled once at start-up. */
+export interface RouteSpec<Q = any, B = any, R extends RouteResult = RouteResult> {
+  readonly method: Method;
+  readonly path: string;
+  readonly access: Access;
+  /** Object schema of the query; `tenantId` and `API_KEY` are added on tenant routes. */
+  readonly query?: Schema;
+  /** Object schema of the path parameters. */
+  readonly params?: Schema;
+  /** Schema of the JSON body; a route without one refuses any body. */
+  readonly body?: Schema;
+  /** Specific codes for missing required fields, such as `urlId` → `missing-url-id`. */
+  readonly missingCodes?: Readonly<Record<string, ErrorCode>>;
+  /**
+   * Credits charged for a successful call (default 1). A function makes the cost variable:
+   * it is then reported to the caller as `creditsCost`.
+   */
+  readonly credits?: number | ((req: RouteRequest<Q, B>, result: R) => number);
+  /** Daily usage counters a successful call adds to. */
+  readonly usage?: UsageCounts | ((req: RouteRequest<Q, B>, result: R) => UsageCounts);
+  handle(req: RouteRequest<Q, B>): Promise<R> | R;
+}
+
+/** Any route, as the registry and the pipeline hold them. */
+export type AnyRoute = RouteSpec<any, any, any>;
+
+/** Declares a route with its types checked against its handler. */
+export function route<Q = Record<string, unknown>, B = undefined, R extends RouteResult = RouteResult>(spec: RouteSpec<Q, B, R>): RouteSpec<Q, B, R> {
+  return spec;
+}
+
+/** Credits for a list that costs one per `per` objects returned, at least one. */
+export function perObjects(count: number, per: number): number {
+  return Math.max(1, Math.ceil(count / per));
+}

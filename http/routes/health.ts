@@ -1,0 +1,19 @@
+import { ApiError } from '../../engine/errors.js';
+import { route } from '../route.js';
+
+/** `GET /healthz`: 200 only while storage answers. */
+export const healthRoutes = [
+  route({
+    method: 'GET',
+    path: '/healthz',
+    access: 'open',
+    handle: async ({ app }) => {
+      try {
+        await app.store.ping();
+      } catch {
+        throw new ApiError('storage-unavailable', 'Storage is not answering.');
+      }
+      return { storage: app.store.kind };
+    },
+  }),
+];

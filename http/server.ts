@@ -1,0 +1,81 @@
+import { registerActors } from '../actors/index.js';
+import { TokenStore } from '../actors/oauth/token-store.js';
+import { createTenant, noTenants, type ProvisionedTenant } from '../actors/tenant/provision.js';
+import { ActorSystem } from '../engine/actor-system.js';
+import type { Config } from '../engine/config.js';
+import { EventBus } from '../engine/event-bus.js';
+import { log } from '../engine/log.js';
+import { COLLECTIONS } from '../storage/collections.js';
+import { createStore } from '../storage/create-store.js';
+import type { Store } from '../storage/store.js';
+import { createPipeline } from './pipeline.js';
+import { ROUTES } from './routes/index.js';
+import type { AppServices } from './services.js';
+import { assertNativeUws, HttpServer } from './uws.js';
+
+export interface RunningServer {
+  readonly port: number;
+  readonly services: AppServices;
+  /** The tenant created on first start with an empty database, if any. */
+  readonly demo: ProvisionedTenant | undefined;
+  /** Stops accepting, drains every mailbox, flushes and closes storage. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Use this (already constructed, not yet opened) store instead of the configured one. */
+  store?: Store;
+}
+
+/** Opens storage, retrying while a database server is not up yet; LMDB errors are final. */
+async function openStore(store: Store): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await store.open();
+      return;
+    } catch (err) {
+      if (store.kind !== 'mongodb' || attempt >= 30) throw err;
+      log.warn('storage-open-retry', { attempt, err });
+      await new Promise((r) => setTimeout(r, Math.min(5000, 200 * attempt)));
+    }
+  }
+}
+
+/** Starts the whole server: storage, actors, HTTP. */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  assertNativeUws(config.allowUwsFallback);
+  const store =
+    options.store ??
+    createStore(
+      { dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs },
+      COLLECTIONS,
+    );
+  await openStore(store);
+  const demo = config.demoTenant && (await noTenants(store)) ? await createTenant(store, { name: 'Demo' }) : undefined;
+
+  const bus = new EventBus();
+  const system = new ActorSystem({
+    store,
+    bus,
+    maxActive: config.maxActiveActors,
+    idleMs: config.actorIdleMs,
+    askTimeoutMs: config.askTimeoutMs,
+    mailboxLimit: config.mailboxLimit,
+  });
+  registerActors(system);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store) };
+  const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
+  http.onRequest(createPipeline(ROUTES, services));
+  const port = await http.listen(config.host, config.port);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      http.stopListening();
+      const drained = await system.shutdown(config.shutdownGraceMs);
+      if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
+      http.close();
+      await store.close();
+    })());
+  return { port, services, demo, stop };
+}

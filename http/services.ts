@@ -1,0 +1,14 @@
+import type { TokenStore } from '../actors/oauth/token-store.js';
+import type { ActorSystem } from '../engine/actor-system.js';
+import type { Config } from '../engine/config.js';
+import type { EventBus } from '../engine/event-bus.js';
+import type { Store } from '../storage/store.js';
+
+/** What route handlers may use. Data an actor owns is reached through `system`, never `store`. */
+export interface AppServices {
+  readonly config: Config;
+  readonly store: Store;
+  readonly system: ActorSystem;
+  readonly bus: EventBus;
+  readonly tokens: TokenStore;
+}
