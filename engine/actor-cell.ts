@@ -1,5 +1,5 @@
 import type { Store, WriteOp } from '../storage/store.js';
-import type { Actor, ActorContext, ActorKind, Protocol } from './actor.js';
+import type { Actor, ActorContext, ActorFactory, Protocol } from './actor.js';
 import type { ActorSystem } from './actor-system.js';
 import type { EventBus } from './event-bus.js';
 import { ApiError } from './errors.js';
@@ -71,7 +71,8 @@ interface Activation extends ActorContext {
 export class ActorCell {
   readonly key: string;
   readonly #id: string;
-  readonly #kind: ActorKind<Protocol>;
+  readonly #kindName: string;
+  readonly #create: ActorFactory<Protocol>;
   readonly #host: CellHost;
 
   #actor: Actor<Protocol> | undefined;
@@ -95,10 +96,11 @@ export class ActorCell {
 
   #passivationRequested = false;
 
-  constructor(key: string, id: string, kind: ActorKind<Protocol>, host: CellHost) {
+  constructor(key: string, id: string, kindName: string, create: ActorFactory<Protocol>, host: CellHost) {
     this.key = key;
     this.#id = id;
-    this.#kind = kind;
+    this.#kindName = kindName;
+    this.#create = create;
     this.#host = host;
   }
 
@@ -137,7 +139,7 @@ export class ActorCell {
 
   enqueue(env: Envelope): void {
     if (this.#queue.length - this.#head >= this.#host.mailboxLimit) {
-      env.reject(new ApiError('overloaded', `The mailbox of ${this.#kind.name} is full; nothing was changed.`));
+      env.reject(new ApiError('overloaded', `The mailbox of ${this.#kindName} is full; nothing was changed.`));
       return;
     }
     this.#queue.push(env);
@@ -184,7 +186,7 @@ export class ActorCell {
     this.#retire();
     const activation = this.#newActivation();
     activation.starting = true;
-    const actor = this.#kind.create(activation);
+    const actor = this.#create(activation);
     try {
       await actor.onStart();
     } catch (err) {
@@ -215,7 +217,7 @@ export class ActorCell {
     let failed = false;
     try {
       const handler = (this.#actor!.handlers as Record<string, ((payload: unknown) => unknown) | undefined>)[env.type];
-      if (typeof handler !== 'function') throw new ApiError('internal-error', `${this.#kind.name} has no handler for ${env.type}`);
+      if (typeof handler !== 'function') throw new ApiError('internal-error', `${this.#kindName} has no handler for ${env.type}`);
       result = handler.call(this.#actor, env.payload);
       if (result instanceof Promise) result = await result;
     } catch (err) {

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../storage/store.js';
-import type { ActorKind, Protocol } from './actor.js';
+import type { ActorFactory, ActorKind, Protocol } from './actor.js';
 import { ActorCell, type CellHost, type Envelope } from './actor-cell.js';
 import { ApiError } from './errors.js';
 import { EventBus } from './event-bus.js';
@@ -42,7 +42,7 @@ export class ActorSystem {
   readonly bus: EventBus;
   readonly stats: SystemStats = { batches: 0, ops: 0, activations: 0, passivations: 0, failedFlushes: 0 };
 
-  readonly #kinds = new Map<string, ActorKind<Protocol>>();
+  readonly #kinds = new Map<string, ActorFactory<Protocol>>();
   readonly #cells = new Map<string, ActorCell>();
   readonly #lru: LRUCache<string, ActorCell>;
   readonly #sweep: NodeJS.Timeout;
@@ -84,10 +84,10 @@ export class ActorSystem {
     };
   }
 
-  /** Makes a kind of actor addressable. */
-  register<P extends Protocol>(kind: ActorKind<P>): void {
+  /** Binds a kind of actor to its implementation, making it addressable. */
+  register<P extends Protocol>(kind: ActorKind<P>, create: ActorFactory<P>): void {
     if (this.#kinds.has(kind.name)) throw new Error(`actor kind ${kind.name} registered twice`);
-    this.#kinds.set(kind.name, kind as unknown as ActorKind<Protocol>);
+    this.#kinds.set(kind.name, create as unknown as ActorFactory<Protocol>);
   }
 
   /** Actors in memory now. */
@@ -177,8 +177,9 @@ export class ActorSystem {
     const key = `${kind.name}:${id}`;
     let cell = this.#cells.get(key);
     if (cell === undefined) {
-      if (this.#kinds.get(kind.name) !== kind) throw new Error(`actor kind ${kind.name} is not registered`);
-      cell = new ActorCell(key, id, kind, this.#host);
+      const create = this.#kinds.get(kind.name);
+      if (create === undefined) throw new Error(`actor kind ${kind.name} is not registered`);
+      cell = new ActorCell(key, id, kind.name, create, this.#host);
       this.#cells.set(key, cell);
     }
     cell.keep();

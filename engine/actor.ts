@@ -103,16 +103,22 @@ export abstract class Actor<P extends Protocol> {
   }
 }
 
-/** A kind of actor: its key prefix and how to make one. */
+/**
+ * A kind of actor as callers know it: its key prefix and its protocol. Declared apart from the
+ * implementation (bound by `ActorSystem.register`), so one actor can message another without
+ * importing its code, and an implementation can later live in another process.
+ */
 export interface ActorKind<P extends Protocol> {
   readonly name: string;
-  create(ctx: ActorContext): Actor<P>;
   /** Phantom field carrying the protocol type; never set. */
   readonly protocol?: P;
 }
 
+/** Makes a new activation of an actor of some kind. */
+export type ActorFactory<P extends Protocol> = (ctx: ActorContext) => Actor<P>;
+
 /** Declares an actor kind; `name` is the key prefix (`page` for `page:<tenant>:<urlId>`). */
-export function actorKind<P extends Protocol>(name: string, create: (ctx: ActorContext) => Actor<P>): ActorKind<P> {
+export function defineKind<P extends Protocol>(name: string): ActorKind<P> {
   if (name.includes(':')) throw new Error(`actor kind name must not contain ':' (${name})`);
-  return { name, create };
+  return { name };
 }

@@ -31,6 +31,23 @@ export const ERRORS = {
   // Domain configurations
   'domain-config-exists': { status: 409, message: 'A configuration for this domain already exists.' },
   'invalid-domain': { status: 400, message: 'The domain is not a valid host name.' },
+  // Comments, votes and pages (shared rules)
+  'locked': { status: 423, message: 'The comment is locked; unlock it first.' },
+  'voting-disabled': { status: 403, message: 'Voting is disabled for this page or tenant.' },
+  'invalid-user': { status: 400, message: 'The user does not belong to this site.' },
+  'missing-comment-id': { status: 400, message: 'A comment id is required.' },
+  'missing-user-id': { status: 400, message: 'A userId or anonUserId is required.' },
+  'rate-limited': { status: 429, message: 'Too many requests; retry later.' },
+  // Polls
+  'polls-disabled': { status: 403, message: 'Polls are disabled in the site settings.' },
+  'poll-not-found': { status: 404, message: 'The comment has no poll, was deleted, or does not exist.' },
+  'poll-invalid': { status: 400, message: 'The poll is not valid.' },
+  'replace-votes-required': { status: 409, message: 'Replacing options without ids deletes all votes: send replaceVotes=true.' },
+  'poll-privacy-locked': { status: 409, message: 'The poll has votes: its privacy can be narrowed but not widened.' },
+  'poll-closed': { status: 409, message: 'The poll is closed.' },
+  'poll-login-required': { status: 403, message: 'Voting in this poll requires a logged-in user.' },
+  'poll-invalid-option': { status: 400, message: 'The poll has no option with this id.' },
+  'poll-anonymous': { status: 403, message: 'The poll is anonymous: individual votes cannot be read.' },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

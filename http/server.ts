@@ -1,4 +1,6 @@
 import { registerActors } from '../actors/index.js';
+import { LiveIds } from '../actors/live/live-ids.js';
+import { liveSecret } from '../actors/live/live-secret.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
 import { createTenant, noTenants, type ProvisionedTenant } from '../actors/tenant/provision.js';
 import { ActorSystem } from '../engine/actor-system.js';
@@ -63,7 +65,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     mailboxLimit: config.mailboxLimit,
   });
   registerActors(system);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store) };
+  const liveIds = new LiveIds(await liveSecret(store));
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   http.onRequest(createPipeline(ROUTES, services));
   const port = await http.listen(config.host, config.port);

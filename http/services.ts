@@ -1,3 +1,4 @@
+import type { LiveIds } from '../actors/live/live-ids.js';
 import type { TokenStore } from '../actors/oauth/token-store.js';
 import type { ActorSystem } from '../engine/actor-system.js';
 import type { Config } from '../engine/config.js';
@@ -11,4 +12,6 @@ export interface AppServices {
   readonly system: ActorSystem;
   readonly bus: EventBus;
   readonly tokens: TokenStore;
+  /** Makes and checks the opaque ids widgets subscribe to live events with. */
+  readonly liveIds: LiveIds;
 }

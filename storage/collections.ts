@@ -1,6 +1,15 @@
+import { serverStateCollections } from '../actors/live/live-secret.js';
 import { oauthCollections } from '../actors/oauth/collections.js';
+import { pollCollections } from '../actors/poll/poll-model.js';
+import { userCollections } from '../actors/user/user-actor.js';
 import { tenantCollections } from '../actors/tenant/collections.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */
-export const COLLECTIONS: readonly CollectionSpec[] = [...tenantCollections, ...oauthCollections];
+export const COLLECTIONS: readonly CollectionSpec[] = [
+  ...tenantCollections,
+  ...oauthCollections,
+  ...serverStateCollections,
+  ...userCollections,
+  ...pollCollections,
+];

@@ -7,6 +7,7 @@ export const TENANT_COLLECTIONS = {
   tenantPackages: 'tenantPackages',
   dailyUsage: 'tenantDailyUsage',
   domainConfigs: 'domainConfigs',
+  widgetConfigs: 'widgetConfigs',
 } as const;
 
 export const tenantCollections: readonly CollectionSpec[] = [
@@ -21,4 +22,5 @@ export const tenantCollections: readonly CollectionSpec[] = [
     name: TENANT_COLLECTIONS.domainConfigs,
     indexes: [{ name: 'by_tenant_domain', fields: ['tenantId', 'domain'], unique: true }],
   },
+  { name: TENANT_COLLECTIONS.widgetConfigs, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
 ];

@@ -1,4 +1,4 @@
-import { Actor, actorKind, type Handlers } from '../../engine/actor.js';
+import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { digestsEqual, newId } from '../../engine/ids.js';
@@ -12,6 +12,13 @@ import {
   identityOf,
   normalizeDomain,
 } from './domain-configs.js';
+import {
+  effectiveSettings,
+  type Settings,
+  type WidgetConfig,
+  type WidgetConfigDoc,
+  widgetConfigId,
+} from './widget-config.js';
 import {
   type Allowance,
   allowanceSpent,
@@ -74,6 +81,21 @@ export type TenantProtocol = {
   replaceDomainConfig: { in: { domain: string; input: DomainConfigInput & { domain: string } }; out: DomainConfigDoc };
   patchDomainConfig: { in: { domain: string; input: DomainConfigInput }; out: DomainConfigDoc };
   deleteDomainConfig: { in: { domain: string }; out: null };
+  /** The effective settings of a page (or of the tenant, for `urlId` null), for rules to read. */
+  settings: { in: { urlId: string | null }; out: Settings };
+  /** One configuration level as stored, and the page's effective configuration. */
+  readWidgetConfig: { in: { urlId: string | null }; out: WidgetConfigView };
+  /** Replaces (or, with `merge`, updates field by field) one configuration level. */
+  writeWidgetConfig: { in: { urlId: string | null; config: WidgetConfig; merge: boolean }; out: WidgetConfigView };
+  /** Removes a page's overrides, or resets the tenant's configuration to the defaults. */
+  deleteWidgetConfig: { in: { urlId: string | null }; out: null };
+};
+
+export type WidgetConfigView = {
+  /** What is stored at the level asked for. */
+  config: WidgetConfig;
+  /** Tenant configuration with the page's overrides applied (defaults not filled in). */
+  effectiveConfig: WidgetConfig;
 };
 
 /**
@@ -90,6 +112,8 @@ export class TenantActor extends Actor<TenantProtocol> {
   #today: DailyUsageDoc | undefined;
   #monthCredits = 0;
   readonly #domains = new Map<string, DomainConfigDoc>();
+  #widgetTenant: WidgetConfig | undefined;
+  readonly #widgetPages = new Map<string, WidgetConfig>();
 
   override async onStart(): Promise<void> {
     this.#tenant = await this.store.get<TenantDoc>(C.tenants, this.id);
@@ -109,6 +133,10 @@ export class TenantActor extends Actor<TenantProtocol> {
     this.#today = month.find((doc) => doc.dayNumber === this.#day.dayNumber);
     for (const doc of await this.store.find<DomainConfigDoc>(C.domainConfigs, { tenantId: this.id })) {
       this.#domains.set(doc.domain, doc);
+    }
+    for (const doc of await this.store.find<WidgetConfigDoc>(C.widgetConfigs, { tenantId: this.id })) {
+      if (doc.urlId === null) this.#widgetTenant = doc.config;
+      else this.#widgetPages.set(doc.urlId, doc.config);
     }
   }
 
@@ -220,7 +248,53 @@ export class TenantActor extends Actor<TenantProtocol> {
       this.remove(C.domainConfigs, current._id);
       return null;
     },
+
+    settings: ({ urlId }) => {
+      // Rules read settings on every vote and comment; a configuration change still on its way
+      // to storage may already apply to them.
+      this.allowUnconfirmed();
+      this.#requireTenant();
+      return effectiveSettings(this.#widgetTenant, urlId === null ? undefined : this.#widgetPages.get(urlId));
+    },
+
+    readWidgetConfig: ({ urlId }) => {
+      this.#requireTenant();
+      return this.#widgetView(urlId);
+    },
+
+    writeWidgetConfig: ({ urlId, config, merge }) => {
+      this.#requireTenant();
+      const current = (urlId === null ? this.#widgetTenant : this.#widgetPages.get(urlId)) ?? {};
+      const next = merge ? { ...current, ...config } : { ...config };
+      if (urlId === null) this.#widgetTenant = next;
+      else this.#widgetPages.set(urlId, next);
+      const doc: WidgetConfigDoc = {
+        _id: widgetConfigId(this.id, urlId),
+        tenantId: this.id,
+        urlId,
+        config: next,
+        updatedAt: new Date(clock.now()).toISOString(),
+      };
+      this.put(C.widgetConfigs, doc);
+      return this.#widgetView(urlId);
+    },
+
+    deleteWidgetConfig: ({ urlId }) => {
+      this.#requireTenant();
+      if (urlId === null) this.#widgetTenant = undefined;
+      else if (!this.#widgetPages.delete(urlId)) throw new ApiError('not-found', 'This page has no configuration of its own.');
+      this.remove(C.widgetConfigs, widgetConfigId(this.id, urlId));
+      return null;
+    },
   };
+
+  #widgetView(urlId: string | null): WidgetConfigView {
+    const page = urlId === null ? undefined : this.#widgetPages.get(urlId);
+    return {
+      config: (urlId === null ? this.#widgetTenant : page) ?? {},
+      effectiveConfig: { ...this.#widgetTenant, ...page },
+    };
+  }
 
   #requireTenant(): TenantDoc {
     if (this.#tenant === undefined) throw new ApiError('invalid-tenant-id');
@@ -266,4 +340,5 @@ export class TenantActor extends Actor<TenantProtocol> {
   }
 }
 
-export const TenantKind = actorKind<TenantProtocol>('tenant', (ctx) => new TenantActor(ctx));
+/** `tenant:<tenantId>` */
+export const TenantKind = defineKind<TenantProtocol>('tenant');

@@ -3,7 +3,7 @@
  * small document rewritten whole on every increment. All the cost measured is the runtime's
  * (mailbox, output gate, batching, storage), not the domain's.
  */
-import { Actor, actorKind, type Handlers } from '../../engine/actor.js';
+import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import type { CollectionSpec, Doc } from '../../storage/store.js';
 
 /** Where the actor keeps its counters. */
@@ -37,7 +37,7 @@ export type HotCounterProtocol = {
   inc: { in: { by: number }; out: { value: number } };
 };
 
-class HotCounterActor extends Actor<HotCounterProtocol> {
+export class HotCounterActor extends Actor<HotCounterProtocol> {
   #doc: CounterDoc = counterDoc('', 0);
 
   override async onStart(): Promise<void> {
@@ -54,4 +54,4 @@ class HotCounterActor extends Actor<HotCounterProtocol> {
 }
 
 /** Addressed as `bench-counter:<id>`. */
-export const HotCounterKind = actorKind<HotCounterProtocol>('bench-counter', (ctx) => new HotCounterActor(ctx));
+export const HotCounterKind = defineKind<HotCounterProtocol>('bench-counter');

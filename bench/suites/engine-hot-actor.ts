@@ -9,7 +9,7 @@
 import { ActorSystem } from '../../engine/actor-system.js';
 import { createStore } from '../../storage/create-store.js';
 import type { Store, WriteOp } from '../../storage/store.js';
-import { benchCollections, counterDoc, HOT_COUNTERS, HotCounterKind, RAW_COUNTERS, type CounterDoc } from '../actors/hot-counter-actor.js';
+import { benchCollections, counterDoc, HOT_COUNTERS, HotCounterActor, HotCounterKind, RAW_COUNTERS, type CounterDoc } from '../actors/hot-counter-actor.js';
 import { LatencyRecorder } from '../lib/latency.js';
 import type { ReportRow, Suite, SuiteContext } from '../lib/suite.js';
 
@@ -118,7 +118,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   const before = await rawCommits(store, durationSeconds);
 
   const system = new ActorSystem({ store });
-  system.register(HotCounterKind);
+  system.register(HotCounterKind, (ctx) => new HotCounterActor(ctx));
   ctx.onCleanup(async () => {
     await system.shutdown();
   });

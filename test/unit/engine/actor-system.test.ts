@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { ActorSystem, type ActorSystemOptions } from '../../../engine/actor-system.js';
 import { ApiError } from '../../../engine/errors.js';
 import { createStore } from '../../../storage/create-store.js';
-import { COUNTERS, counterCollections, CounterKind, probe } from '../../fixtures/counter-actor.js';
+import { CounterActor, COUNTERS, counterCollections, CounterKind, probe } from '../../fixtures/counter-actor.js';
 import { InstrumentedStore } from '../../fixtures/instrumented-store.js';
 
 let dir: string;
@@ -17,7 +17,7 @@ async function boot(options: Partial<ActorSystemOptions> = {}): Promise<void> {
   store = new InstrumentedStore(createStore({ dataDir: dir }, counterCollections));
   await store.open();
   system = new ActorSystem({ store, ...options });
-  system.register(CounterKind);
+  system.register(CounterKind, (ctx) => new CounterActor(ctx));
 }
 
 function code(err: unknown): string {

@@ -1,0 +1,55 @@
+/**
+ * Live events: what actors publish on the bus once their writes are durable, and what the
+ * `/sub` websocket channel forwards to widgets. The shape is the official client's `LiveEvent`.
+ */
+
+/** Bus topic of one page: every live event about it (comments, votes, reactions, polls). */
+export function pageTopic(tenantId: string, urlId: string): string {
+  return `page:${tenantId}:${urlId}`;
+}
+
+/** Bus topic of one user of a tenant: events addressed to that user (notifications, badges). */
+export function userTopic(tenantId: string, userId: string): string {
+  return `user:${tenantId}:${userId}`;
+}
+
+/** Event types. The first block is the official client's; the rest are this server's, documented in docs/live.md. */
+export const LIVE_EVENT_TYPES = {
+  newComment: 'new-comment',
+  updatedComment: 'updated-comment',
+  deletedComment: 'deleted-comment',
+  newVote: 'new-vote',
+  deletedVote: 'deleted-vote',
+  commentVoteCount: 'cvc',
+  threadStateChange: 'thread-state-change',
+  newConfig: 'new-config',
+  notification: 'notification',
+  notificationUpdate: 'notification-update',
+  updateBadges: 'update-badges',
+  presenceUpdate: 'p-u',
+  newFeedPost: 'new-feed-post',
+  updatedFeedPost: 'updated-feed-post',
+  deletedFeedPost: 'deleted-feed-post',
+  pollUpdate: 'poll-update',
+  pageReact: 'page-react',
+} as const;
+
+export type LiveEventType = (typeof LIVE_EVENT_TYPES)[keyof typeof LIVE_EVENT_TYPES];
+
+/** One live event; fields beyond `type` and `timestamp` depend on the type. */
+export interface LiveEvent {
+  readonly type: LiveEventType;
+  /** Milliseconds since the epoch, when the change became durable. */
+  readonly timestamp: number;
+  readonly ts?: number;
+  readonly broadcastId?: string;
+  readonly userId?: string | null;
+  readonly comment?: Record<string, unknown>;
+  readonly vote?: Record<string, unknown>;
+  readonly poll?: Record<string, unknown>;
+  readonly extraInfo?: Record<string, unknown>;
+  readonly config?: Record<string, unknown>;
+  readonly isClosed?: boolean;
+  readonly changes?: Readonly<Record<string, number>>;
+  readonly [field: string]: unknown;
+}

@@ -1,0 +1,67 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+const MAC_BYTES = 12;
+
+/**
+ * The opaque ids widgets use to subscribe to live events (`tenantIdWS`, `urlIdWS`,
+ * `userIdWS`). Each carries its value and a MAC binding it to its tenant under a server
+ * secret, so no table is needed to resolve them, and an id handed out for one tenant's page
+ * cannot be used with another tenant's `tenantIdWS`.
+ */
+export class LiveIds {
+  readonly #secret: Buffer;
+
+  constructor(secret: string) {
+    this.#secret = Buffer.from(secret, 'utf8');
+  }
+
+  tenantIdWS(tenantId: string): string {
+    return this.#sign('t', tenantId, tenantId);
+  }
+
+  urlIdWS(tenantId: string, urlId: string): string {
+    return this.#sign('u', tenantId, urlId);
+  }
+
+  userIdWS(tenantId: string, userId: string): string {
+    return this.#sign('s', tenantId, userId);
+  }
+
+  /** The tenant id inside a `tenantIdWS`, or undefined if it is not one this server made. */
+  tenantOf(tenantIdWS: string): string | undefined {
+    const value = this.#open(tenantIdWS);
+    return value !== undefined && this.#valid('t', value, value, tenantIdWS) ? value : undefined;
+  }
+
+  /** The urlId inside a `urlIdWS` made for `tenantId`, or undefined. */
+  urlIdOf(tenantId: string, urlIdWS: string): string | undefined {
+    const value = this.#open(urlIdWS);
+    return value !== undefined && this.#valid('u', tenantId, value, urlIdWS) ? value : undefined;
+  }
+
+  /** The user id inside a `userIdWS` made for `tenantId`, or undefined. */
+  userIdOf(tenantId: string, userIdWS: string): string | undefined {
+    const value = this.#open(userIdWS);
+    return value !== undefined && this.#valid('s', tenantId, value, userIdWS) ? value : undefined;
+  }
+
+  #mac(kind: string, tenantId: string, value: string): Buffer {
+    return createHmac('sha256', this.#secret).update(`${kind}\u0000${tenantId}\u0000${value}`).digest().subarray(0, MAC_BYTES);
+  }
+
+  #sign(kind: string, tenantId: string, value: string): string {
+    return `${Buffer.from(value, 'utf8').toString('base64url')}.${this.#mac(kind, tenantId, value).toString('base64url')}`;
+  }
+
+  #open(id: string): string | undefined {
+    const dot = id.lastIndexOf('.');
+    if (dot <= 0 || id.length > 8192) return undefined;
+    return Buffer.from(id.slice(0, dot), 'base64url').toString('utf8');
+  }
+
+  #valid(kind: string, tenantId: string, value: string, id: string): boolean {
+    const given = Buffer.from(id.slice(id.lastIndexOf('.') + 1), 'base64url');
+    const expected = this.#mac(kind, tenantId, value);
+    return given.length === expected.length && timingSafeEqual(given, expected) && this.#sign(kind, tenantId, value) === id;
+  }
+}
