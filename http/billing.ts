@@ -6,6 +6,10 @@
  * A variable-cost call (lists: so many credits per object returned) is charged once its result
  * is known, and the cost is reported as `creditsCost`. A charge that cannot be recorded never
  * turns a completed call into an error: the call's own writes are already durable.
+ *
+ * Reads (GET) do not wait for their charge to be durable: it is in the ledger at once (a later
+ * call sees it) and on disk within one commit. Waiting would put a disk flush on every read;
+ * the cost is that a crash can forget the read charges of its last few milliseconds.
  */
 import { TenantKind } from '../actors/tenant/tenant-actor.js';
 import { USAGE_COUNTERS, type UsageCounts } from '../actors/tenant/usage.js';
@@ -41,16 +45,18 @@ export function beginCharge(app: AppServices, tenantId: string, spec: AnyRoute, 
   const fixedCredits = typeof spec.credits === 'number' ? spec.credits : 1;
   const fixedCounts = typeof spec.usage === 'object' ? spec.usage : undefined;
   const upfront = variable ? undefined : charge(fixedCredits, fixedCounts);
+  const waits = request.method !== 'GET';
 
   return {
     async succeeded(result) {
       if (upfront !== undefined) {
-        await upfront;
+        if (waits) await upfront;
         return result;
       }
       const credits = typeof spec.credits === 'function' ? spec.credits(request, result) : fixedCredits;
       const counts = typeof spec.usage === 'function' ? spec.usage(request, result) : fixedCounts;
-      await charge(credits, counts);
+      const recorded = charge(credits, counts);
+      if (waits) await recorded;
       return typeof spec.credits === 'function' && !(result instanceof RawJson) ? { ...result, creditsCost: credits } : result;
     },
     async failed() {
