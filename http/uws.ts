@@ -85,6 +85,26 @@ function statusLine(status: number): string {
 }
 
 const decoder = new TextDecoder();
+
+/**
+ * Whether the native binary loaded. The package's pure-JS fallback lacks header iteration,
+ * client addresses, websocket upgrades and publishing; when it is allowed, REST requests are
+ * served with the headers below read by name, and live channels are off.
+ */
+const NATIVE = String(uWS.App).includes('[native code]');
+const FALLBACK_HEADERS = [
+  'content-type',
+  'content-length',
+  'authorization',
+  'x-api-key',
+  'x-tenant-id',
+  'origin',
+  'cookie',
+  'x-forwarded-for',
+  'access-control-request-headers',
+  'access-control-request-method',
+  'user-agent',
+] as const;
 const TOO_LARGE = JSON.stringify({ status: 'failed', code: 'body-too-large', reason: 'The request body is larger than the server accepts.' });
 
 /**
@@ -93,8 +113,7 @@ const TOO_LARGE = JSON.stringify({ status: 'failed', code: 'body-too-large', rea
  * production, so it takes an explicit opt-in.
  */
 export function assertNativeUws(allowFallback: boolean): void {
-  const native = String(uWS.App).includes('[native code]');
-  if (!native && !allowFallback) {
+  if (!NATIVE && !allowFallback) {
     throw new Error(
       'uWebSockets.js fell back to its pure-JS implementation (the native binary did not load for this Node.js). ' +
         'Use Node.js 20 on glibc Linux, or set ALLOW_UWS_FALLBACK=true to run slowly anyway.',
@@ -119,6 +138,7 @@ export class HttpServer {
 
   /** Accepts websocket upgrades on `pattern`. Register before `onRequest`. */
   live<T>(pattern: string, behavior: LiveBehavior<T>): void {
+    if (!NATIVE) return;
     const sockets = new WeakMap<uWS.WebSocket<{ data: T }>, LiveSocket<T>>();
     const wrap = (ws: uWS.WebSocket<{ data: T }>): LiveSocket<T> => {
       let socket = sockets.get(ws);
@@ -172,14 +192,19 @@ export class HttpServer {
     });
   }
 
+  /** Whether websockets work: not on the pure-JS fallback. */
+  get liveAvailable(): boolean {
+    return NATIVE;
+  }
+
   /** Publishes a text message to every socket subscribed to `topic`. */
   publish(topic: string, message: string): void {
-    this.#app.publish(topic, message, false, false);
+    if (NATIVE) this.#app.publish(topic, message, false, false);
   }
 
   /** Sockets subscribed to `topic`. */
   subscribers(topic: string): number {
-    return this.#app.numSubscribers(topic);
+    return NATIVE ? this.#app.numSubscribers(topic) : 0;
   }
 
   /** Starts listening; resolves with the bound port (useful with port 0). */
@@ -212,7 +237,7 @@ export class HttpServer {
   }
 
   #accept(res: uWS.HttpResponse, req: uWS.HttpRequest, handler: RequestHandler): void {
-    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const method = (NATIVE ? req.getCaseSensitiveMethod() : req.getMethod()).toUpperCase();
     const state = { aborted: false, done: false };
     res.onAborted(() => {
       state.aborted = true;
@@ -254,19 +279,29 @@ export class HttpServer {
 
   #copy(res: uWS.HttpResponse, req: uWS.HttpRequest, body: Buffer | undefined, method?: string): IncomingRequest {
     const headers: Record<string, string> = {};
-    req.forEach((key, value) => {
-      headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
-    });
+    if (NATIVE) {
+      req.forEach((key, value) => {
+        headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
+      });
+    } else {
+      for (const name of FALLBACK_HEADERS) {
+        const value = req.getHeader(name);
+        if (value !== '') headers[name] = value;
+      }
+    }
     let ip: string | undefined;
     if (this.#options.trustProxy) {
       const forwarded = headers['x-forwarded-for'];
       if (forwarded) ip = forwarded.split(',')[0]!.trim();
     }
-    ip ??= decoder.decode(res.getRemoteAddressAsText());
+    ip ??= NATIVE ? decoder.decode(res.getRemoteAddressAsText()) : 'unknown';
+    // The fallback's getUrl keeps the query string and its getQuery throws.
+    const url = req.getUrl();
+    const mark = NATIVE ? -1 : url.indexOf('?');
     return {
-      method: method ?? req.getCaseSensitiveMethod().toUpperCase(),
-      path: req.getUrl(),
-      query: req.getQuery() ?? '',
+      method: method ?? (NATIVE ? req.getCaseSensitiveMethod() : req.getMethod()).toUpperCase(),
+      path: mark < 0 ? url : url.slice(0, mark),
+      query: NATIVE ? (req.getQuery() ?? '') : mark < 0 ? '' : url.slice(mark + 1),
       headers,
       ip,
       body,

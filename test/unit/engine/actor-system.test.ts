@@ -245,3 +245,23 @@ describe('passivation', () => {
     assert.equal(stored?.value, 100);
   });
 });
+
+describe('coalesce', () => {
+  test('a later put of a document replaces earlier writes to it; inserts and other documents stay, in order', async () => {
+    const { coalesce } = await import('../../../engine/actor-cell.js');
+    const put = (id: string, v: number) => ({ op: 'put' as const, collection: 'c', doc: { _id: id, v } });
+    const ops = [
+      { op: 'insert' as const, collection: 'c', doc: { _id: 'a', v: 0 } },
+      put('a', 1),
+      put('b', 1),
+      { op: 'patch' as const, collection: 'c', id: 'a', set: { w: 1 } },
+      put('a', 2),
+      { op: 'delete' as const, collection: 'c', id: 'b' },
+      put('a', 3),
+      { op: 'put' as const, collection: 'other', doc: { _id: 'a', v: 9 } },
+    ];
+    assert.deepEqual(coalesce(ops), [ops[0], ops[2], ops[5], ops[6], ops[7]]);
+    const single = [put('x', 1)];
+    assert.equal(coalesce(single), single);
+  });
+});
