@@ -11,6 +11,19 @@ const LEVEL: Schema = {
   properties: { urlId: { type: 'string', minLength: 1, maxLength: 4096 } },
 };
 
+/** PUT replaces the object at a level; PATCH (`merge`) sets the given fields and keeps the rest. */
+function writeRoute(method: 'PUT' | 'PATCH', body: Schema, merge: boolean) {
+  return route<LevelQuery, WidgetConfig>({
+    method,
+    path: '/api/v1/widget-config',
+    access: 'tenant',
+    query: LEVEL,
+    body,
+    handle: ({ app, tenantId, query, body: config }) =>
+      app.system.ask(TenantKind, tenantId, 'writeWidgetConfig', { urlId: query.urlId ?? null, config, merge }),
+  });
+}
+
 /**
  * Widget configuration (`CustomConfigParameters`), per tenant or, with `urlId`, per page.
  * The settings the server's rules read are documented in docs/widget-config.md.
@@ -23,24 +36,8 @@ export const widgetConfigRoutes = [
     query: LEVEL,
     handle: ({ app, tenantId, query }) => app.system.ask(TenantKind, tenantId, 'readWidgetConfig', { urlId: query.urlId ?? null }),
   }),
-  route<LevelQuery, WidgetConfig>({
-    method: 'PUT',
-    path: '/api/v1/widget-config',
-    access: 'tenant',
-    query: LEVEL,
-    body: WIDGET_CONFIG_SCHEMA,
-    handle: ({ app, tenantId, query, body }) =>
-      app.system.ask(TenantKind, tenantId, 'writeWidgetConfig', { urlId: query.urlId ?? null, config: body, merge: false }),
-  }),
-  route<LevelQuery, WidgetConfig>({
-    method: 'PATCH',
-    path: '/api/v1/widget-config',
-    access: 'tenant',
-    query: LEVEL,
-    body: { ...WIDGET_CONFIG_SCHEMA, minProperties: 1 },
-    handle: ({ app, tenantId, query, body }) =>
-      app.system.ask(TenantKind, tenantId, 'writeWidgetConfig', { urlId: query.urlId ?? null, config: body, merge: true }),
-  }),
+  writeRoute('PUT', WIDGET_CONFIG_SCHEMA, false),
+  writeRoute('PATCH', { ...WIDGET_CONFIG_SCHEMA, minProperties: 1 }, true),
   route<LevelQuery, undefined>({
     method: 'DELETE',
     path: '/api/v1/widget-config',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { eventually } from '../fixtures/eventually.js';
 import { ferretdbAvailable, startFerretDb } from '../fixtures/ferretdb.js';
 import { spawnServer } from '../fixtures/server-process.js';
 
@@ -9,13 +10,6 @@ async function status(url: string, init?: RequestInit): Promise<[number, string 
   return [res.status, body.code];
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /**
  * The database server itself goes away under a running server: requests get 503

@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { eventually } from '../fixtures/eventually.js';
 import { COLLECTIONS } from '../../storage/collections.js';
 import { createStore } from '../../storage/create-store.js';
 import { InstrumentedStore } from '../fixtures/instrumented-store.js';
 import { startTestServer, type TestServer } from '../fixtures/server.js';
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('storage outage (LMDB behind a switchable wrapper)', () => {
   test('requests get 503 storage-unavailable while storage is down, and service resumes by itself', async () => {
@@ -32,7 +26,7 @@ describe('storage outage (LMDB behind a switchable wrapper)', () => {
       assert.deepEqual([read.status, read.body['code']], [503, 'storage-unavailable']);
 
       wrapper!.setDown(false);
-      await waitFor(async () => (await t.api('GET', '/healthz', { auth: 'none' })).status === 200, 5000);
+      await eventually(async () => (await t.api('GET', '/healthz', { auth: 'none' })).status === 200, 5000);
       const list = await t.api<{ configurations: { domain: string }[] }>('GET', '/api/v1/domain-configs');
       assert.equal(list.status, 200);
       assert.deepEqual(list.body.configurations.map((c) => c.domain), ['before.example'], 'the refused write is absent, the acknowledged one present');
