@@ -3,6 +3,7 @@ import type { Store } from '../storage/store.js';
 import type { ActorFactory, ActorKind, Protocol } from './actor.js';
 import { ActorCell, type CellHost, type Envelope } from './actor-cell.js';
 import { ApiError } from './errors.js';
+import { Deadlines, type Expiring } from './deadlines.js';
 import { EventBus } from './event-bus.js';
 import { log } from './log.js';
 
@@ -32,6 +33,50 @@ export interface SystemStats {
   failedFlushes: number;
 }
 
+/** One `ask` on its way: an envelope in a mailbox, settled once, with a deadline. */
+class PendingAsk implements Envelope, Expiring {
+  started = false;
+  settled = false;
+  bucket = 0;
+  readonly #resolve: (value: unknown) => void;
+  readonly #reject: (err: unknown) => void;
+  readonly #deadlines: Deadlines<PendingAsk>;
+
+  constructor(
+    readonly type: string,
+    readonly payload: unknown,
+    resolve: (value: unknown) => void,
+    reject: (err: unknown) => void,
+    deadlines: Deadlines<PendingAsk>,
+  ) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#deadlines = deadlines;
+  }
+
+  resolve(value: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#deadlines.remove(this, this.bucket);
+    this.#resolve(value);
+  }
+
+  reject(err: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#deadlines.remove(this, this.bucket);
+    this.#reject(err);
+  }
+
+  expire(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#reject(
+      this.started ? new ApiError('timeout') : new ApiError('timeout', 'The request timed out before it was processed; nothing was changed.'),
+    );
+  }
+}
+
 /**
  * Addresses actors by key (`<kind>:<id>`), activates them on first use, passivates idle ones,
  * and delivers `ask`s with a timeout. Callers never hold actor references, only keys, so
@@ -47,6 +92,7 @@ export class ActorSystem {
   readonly #lru: LRUCache<string, ActorCell>;
   readonly #sweep: NodeJS.Timeout;
   readonly #askTimeoutMs: number;
+  readonly #deadlines = new Deadlines<PendingAsk>();
   readonly #host: CellHost;
   #closing = false;
 
@@ -109,33 +155,9 @@ export class ActorSystem {
   ): Promise<P[K]['out']> {
     if (this.#closing) return Promise.reject(new ApiError('shutting-down'));
     const cell = this.#cell(kind, id);
-    const timeoutMs = options?.timeoutMs ?? this.#askTimeoutMs;
     return new Promise<P[K]['out']>((resolve, reject) => {
-      const env: Envelope = {
-        type,
-        payload,
-        started: false,
-        settled: false,
-        resolve(value) {
-          if (env.settled) return;
-          env.settled = true;
-          clearTimeout(timer);
-          resolve(value as P[K]['out']);
-        },
-        reject(err) {
-          if (env.settled) return;
-          env.settled = true;
-          clearTimeout(timer);
-          reject(err);
-        },
-      };
-      const timer = setTimeout(() => {
-        env.reject(
-          env.started
-            ? new ApiError('timeout')
-            : new ApiError('timeout', 'The request timed out before it was processed; nothing was changed.'),
-        );
-      }, timeoutMs);
+      const env = new PendingAsk(type, payload, resolve as (value: unknown) => void, reject, this.#deadlines);
+      env.bucket = this.#deadlines.add(env, options?.timeoutMs ?? this.#askTimeoutMs);
       cell.enqueue(env);
     });
   }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const PROCESS_RANDOM = randomBytes(5);
 let counter = randomBytes(3).readUIntBE(0, 3);
@@ -24,11 +24,4 @@ export function newSecret(bytes = 32): string {
 /** The SHA-256 of a high-entropy secret, hex. Secrets are stored only in this form. */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
-}
-
-/** Compares two hex digests in constant time. */
-export function digestsEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 }

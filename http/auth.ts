@@ -1,6 +1,7 @@
 import type { Scope } from '../actors/oauth/token-store.js';
 import { TenantKind } from '../actors/tenant/tenant-actor.js';
 import { ApiError } from '../engine/errors.js';
+import { LRUCache } from 'lru-cache';
 import { hashSecret } from '../engine/ids.js';
 import type { Query } from './query.js';
 import type { AppServices } from './services.js';
@@ -17,6 +18,18 @@ export interface AuthInfo {
 }
 
 const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Hashes of recently presented keys, so a busy client's key is not hashed on every call. */
+const keyHashes = new LRUCache<string, string>({ max: 10_000 });
+
+function keyHash(key: string): string {
+  let hash = keyHashes.get(key);
+  if (hash === undefined) {
+    hash = hashSecret(key);
+    keyHashes.set(key, hash);
+  }
+  return hash;
+}
 const BEARER = /^Bearer[ \t]+(\S+)\s*$/i;
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -53,6 +66,6 @@ export async function authenticate(req: IncomingRequest, query: Query, app: AppS
   if (!key) throw new ApiError('missing-api-key');
   if (!namedTenant) throw new ApiError('missing-tenant-id');
   if (!TENANT_ID.test(namedTenant)) throw new ApiError('invalid-tenant-id');
-  await app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: hashSecret(key) });
+  await app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: keyHash(key) });
   return { tenantId: namedTenant, credential: 'api-key', scopes: ['read', 'write'] };
 }

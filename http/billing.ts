@@ -13,6 +13,7 @@
  */
 import { TenantKind } from '../actors/tenant/tenant-actor.js';
 import { USAGE_COUNTERS, type UsageCounts } from '../actors/tenant/usage.js';
+import { clock } from '../engine/clock.js';
 import { log } from '../engine/log.js';
 import { RawJson, type AnyRoute, type RouteRequest, type RouteResult } from './route.js';
 import type { AppServices } from './services.js';
@@ -32,9 +33,10 @@ function negate(counts: UsageCounts | undefined): UsageCounts {
 
 /** Starts charging `request` (already authenticated and validated) to `tenantId`. */
 export function beginCharge(app: AppServices, tenantId: string, spec: AnyRoute, request: RouteRequest): CallCharge {
+  const at = clock.now();
   const charge = async (credits: number, counts: UsageCounts | undefined): Promise<boolean> => {
     try {
-      await app.system.ask(TenantKind, tenantId, 'charge', counts ? { credits, counts } : { credits });
+      await app.system.ask(TenantKind, tenantId, 'charge', counts ? { credits, counts, at } : { credits, at });
       return true;
     } catch (err) {
       log.error('charge-not-recorded', { tenantId, path: spec.path, credits, err });

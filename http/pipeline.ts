@@ -1,4 +1,5 @@
 import { TenantKind } from '../actors/tenant/tenant-actor.js';
+import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
 import { authenticate, type AuthInfo } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
@@ -98,7 +99,9 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): R
         query,
         body,
         headers: req.headers,
-        ip: req.ip,
+        get ip() {
+          return req.ip;
+        },
         auth,
         tenantId: auth?.tenantId ?? '',
         app,
@@ -111,7 +114,7 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): R
     } catch (err) {
       res.send(errorReply(err, headers));
       if (charge !== undefined) await charge.failed();
-      else if (auth !== undefined) app.system.tell(TenantKind, auth.tenantId, 'charge', { credits: 0, counts: { apiErrorCount: 1 } });
+      else if (auth !== undefined) app.system.tell(TenantKind, auth.tenantId, 'charge', { credits: 0, counts: { apiErrorCount: 1 }, at: clock.now() });
     }
   }
 

@@ -20,6 +20,7 @@ export interface IncomingRequest {
   readonly query: string;
   /** Lower-case header names. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The client's address, read on first use (a system call most requests never need). */
   readonly ip: string;
   /** The body, when the method carries one; undefined for GET and HEAD. */
   readonly body: Buffer | undefined;
@@ -56,6 +57,11 @@ export interface LiveSocket<T> {
 export interface LiveBehavior<T> {
   /** Bytes a slow subscriber may have buffered before published messages skip it. */
   readonly maxBackpressure: number;
+  /**
+   * Close a subscriber (abruptly: the client sees code 1006) instead of skipping a message
+   * when it is over `maxBackpressure`, so that no subscriber silently misses a message.
+   */
+  readonly closeOnBackpressureLimit?: boolean;
   /** Seconds without traffic before the connection is closed. */
   readonly idleTimeoutSeconds: number;
   readonly maxPayloadLength: number;
@@ -85,6 +91,12 @@ function statusLine(status: number): string {
 }
 
 const decoder = new TextDecoder();
+
+/** Whether a response was answered or aborted: after either, its `res` must not be touched. */
+interface ResponseState {
+  aborted: boolean;
+  done: boolean;
+}
 
 /**
  * Whether the native binary loaded. The package's pure-JS fallback lacks header iteration,
@@ -159,26 +171,29 @@ export class HttpServer {
       maxBackpressure: behavior.maxBackpressure,
       idleTimeout: behavior.idleTimeoutSeconds,
       maxPayloadLength: behavior.maxPayloadLength,
-      closeOnBackpressureLimit: 0,
+      closeOnBackpressureLimit: behavior.closeOnBackpressureLimit ? 1 : 0,
       upgrade: (res, req, context) => {
-        const copied = this.#copy(res, req, undefined);
+        const state: ResponseState = { aborted: false, done: false };
+        res.onAborted(() => {
+          state.aborted = true;
+        });
+        const copied = this.#copy(res, req, state);
         const key = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
         const extensions = req.getHeader('sec-websocket-extensions');
-        let aborted = false;
-        res.onAborted(() => {
-          aborted = true;
-        });
         behavior.upgrade(copied).then(
           (decision) => {
-            if (aborted) return;
+            if (state.aborted) return;
+            state.done = true;
             res.cork(() => {
               if ('accept' in decision) res.upgrade({ data: decision.accept }, key, protocol, extensions, context);
               else this.#write(res, decision.refuse);
             });
           },
           () => {
-            if (!aborted) res.cork(() => this.#write(res, { status: 500, body: '' }));
+            if (state.aborted) return;
+            state.done = true;
+            res.cork(() => this.#write(res, { status: 500, body: '' }));
           },
         );
       },
@@ -238,12 +253,12 @@ export class HttpServer {
 
   #accept(res: uWS.HttpResponse, req: uWS.HttpRequest, handler: RequestHandler): void {
     const method = (NATIVE ? req.getCaseSensitiveMethod() : req.getMethod()).toUpperCase();
-    const state = { aborted: false, done: false };
+    const state: ResponseState = { aborted: false, done: false };
     res.onAborted(() => {
       state.aborted = true;
     });
     if (method === 'GET' || method === 'HEAD') {
-      handler(this.#copy(res, req, undefined, method), this.#responder(res, state));
+      handler(this.#copy(res, req, state, method), this.#responder(res, state));
       return;
     }
     const declared = req.getHeader('content-length');
@@ -253,7 +268,7 @@ export class HttpServer {
       res.cork(() => this.#write(res, { status: 413, body: TOO_LARGE }, true));
       return;
     }
-    const head = this.#copy(res, req, undefined, method);
+    const head = this.#copy(res, req, state, method);
     const limit = this.#options.maxBodyBytes;
     let body: Buffer | undefined = length > 0 ? Buffer.allocUnsafe(length) : undefined;
     let size = 0;
@@ -273,11 +288,15 @@ export class HttpServer {
       }
       body.set(bytes, size);
       size += bytes.byteLength;
-      if (isLast) handler({ ...head, body: body.subarray(0, size) }, this.#responder(res, state));
+      if (isLast) {
+        head.body = body.subarray(0, size);
+        handler(head, this.#responder(res, state));
+      }
     });
   }
 
-  #copy(res: uWS.HttpResponse, req: uWS.HttpRequest, body: Buffer | undefined, method?: string): IncomingRequest {
+  /** `state` is the response's: once it is answered or aborted, `res` may no longer be touched. */
+  #copy(res: uWS.HttpResponse, req: uWS.HttpRequest, state: ResponseState, method?: string): IncomingRequest & { body: Buffer | undefined } {
     const headers: Record<string, string> = {};
     if (NATIVE) {
       req.forEach((key, value) => {
@@ -294,7 +313,6 @@ export class HttpServer {
       const forwarded = headers['x-forwarded-for'];
       if (forwarded) ip = forwarded.split(',')[0]!.trim();
     }
-    ip ??= NATIVE ? decoder.decode(res.getRemoteAddressAsText()) : 'unknown';
     // The fallback's getUrl keeps the query string and its getQuery throws.
     const url = req.getUrl();
     const mark = NATIVE ? -1 : url.indexOf('?');
@@ -303,12 +321,16 @@ export class HttpServer {
       path: mark < 0 ? url : url.slice(0, mark),
       query: NATIVE ? (req.getQuery() ?? '') : mark < 0 ? '' : url.slice(mark + 1),
       headers,
-      ip,
-      body,
+      // Unlike `req`, `res` stays valid across awaits until it is answered or aborted.
+      get ip() {
+        ip ??= NATIVE && !state.aborted && !state.done ? decoder.decode(res.getRemoteAddressAsText()) : 'unknown';
+        return ip;
+      },
+      body: undefined,
     };
   }
 
-  #responder(res: uWS.HttpResponse, state: { aborted: boolean; done: boolean }): Responder {
+  #responder(res: uWS.HttpResponse, state: ResponseState): Responder {
     return {
       get aborted() {
         return state.aborted;

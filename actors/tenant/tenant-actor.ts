@@ -1,7 +1,8 @@
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
-import { digestsEqual, newId } from '../../engine/ids.js';
+import { timingSafeEqual } from 'node:crypto';
+import { newId } from '../../engine/ids.js';
 import type { Doc } from '../../storage/store.js';
 import { TENANT_COLLECTIONS as C } from './collections.js';
 import {
@@ -19,19 +20,8 @@ import {
   type WidgetConfigDoc,
   widgetConfigId,
 } from './widget-config.js';
-import {
-  type Allowance,
-  allowanceSpent,
-  type DailyUsageDoc,
-  type Day,
-  dayOf,
-  emptyUsage,
-  overageDelta,
-  sameDay,
-  sameMonth,
-  USAGE_COUNTERS,
-  type UsageCounts,
-} from './usage.js';
+import { Ledger, type UsageFilter } from './ledger.js';
+import type { Allowance, DailyUsageDoc, UsageCounts } from './usage.js';
 
 export interface TenantDoc extends Doc {
   name: string;
@@ -71,8 +61,11 @@ const KEY_RELOAD_MS = 1000;
 export type TenantProtocol = {
   /** Checks the credential (a key hash, or null for an already verified token) and the allowance. */
   admit: { in: { keyHash: string | null }; out: { tenantId: string } };
-  /** Records a call's credits and usage counters; negative values reverse an earlier charge. */
-  charge: { in: { credits: number; counts?: UsageCounts }; out: null };
+  /**
+   * Records a call's credits and usage counters, on the day of `at` (when the call was made);
+   * negative values reverse an earlier charge.
+   */
+  charge: { in: { credits: number; counts?: UsageCounts; at: number }; out: null };
   describe: { in: null; out: { id: string; name: string } };
   listUsage: { in: UsageQuery; out: DailyUsageDoc[] };
   listDomainConfigs: { in: null; out: DomainConfigDoc[] };
@@ -105,12 +98,9 @@ export type WidgetConfigView = {
  */
 export class TenantActor extends Actor<TenantProtocol> {
   #tenant: TenantDoc | undefined;
-  #keyHashes: string[] = [];
+  #keyHashes: Buffer[] = [];
   #keysLoadedAt = 0;
-  #allowance: Allowance | undefined;
-  #day: Day = dayOf(clock.now());
-  #today: DailyUsageDoc | undefined;
-  #monthCredits = 0;
+  #ledger: Ledger | undefined;
   readonly #domains = new Map<string, DomainConfigDoc>();
   #widgetTenant: WidgetConfig | undefined;
   readonly #widgetPages = new Map<string, WidgetConfig>();
@@ -119,18 +109,12 @@ export class TenantActor extends Actor<TenantProtocol> {
     this.#tenant = await this.store.get<TenantDoc>(C.tenants, this.id);
     if (this.#tenant === undefined) return;
     await this.#loadKeys();
+    let allowance: Allowance | undefined;
     if (this.#tenant.packageId) {
       const pkg = await this.store.get<TenantPackageDoc>(C.tenantPackages, this.#tenant.packageId);
-      if (pkg) this.#allowance = { maxMonthlyAPICredits: pkg.maxMonthlyAPICredits, hasFlexPricing: pkg.hasFlexPricing };
+      if (pkg) allowance = { maxMonthlyAPICredits: pkg.maxMonthlyAPICredits, hasFlexPricing: pkg.hasFlexPricing };
     }
-    this.#day = dayOf(clock.now());
-    const month = await this.store.find<DailyUsageDoc>(C.dailyUsage, {
-      tenantId: this.id,
-      yearNumber: this.#day.yearNumber,
-      monthNumber: this.#day.monthNumber,
-    });
-    this.#monthCredits = month.reduce((sum, doc) => sum + doc.apiCreditsUsed, 0);
-    this.#today = month.find((doc) => doc.dayNumber === this.#day.dayNumber);
+    this.#ledger = new Ledger(this.id, this.store, allowance);
     for (const doc of await this.store.find<DomainConfigDoc>(C.domainConfigs, { tenantId: this.id })) {
       this.#domains.set(doc.domain, doc);
     }
@@ -153,58 +137,33 @@ export class TenantActor extends Actor<TenantProtocol> {
         if (clock.now() - this.#keysLoadedAt >= KEY_RELOAD_MS) await this.#loadKeys();
         if (!this.#knownKey(keyHash)) throw new ApiError('invalid-api-key');
       }
-      this.#rollDay();
-      if (allowanceSpent(this.#allowance, this.#monthCredits)) {
-        throw new ApiError('credits-exhausted', undefined, { maxMonthlyAPICredits: this.#allowance!.maxMonthlyAPICredits });
+      const ledger = this.#ledger!;
+      if (await ledger.spent(clock.now())) {
+        throw new ApiError('credits-exhausted', undefined, { maxMonthlyAPICredits: ledger.allowance!.maxMonthlyAPICredits });
       }
       return { tenantId: this.id };
     },
 
-    charge: ({ credits, counts }) => {
+    charge: async ({ credits, counts, at }) => {
       this.#requireTenant();
-      this.#rollDay();
-      const before = this.#today ?? emptyUsage(this.id, this.#day, clock.now());
-      // Refunds are negative; a refund landing just after midnight must not go below zero.
-      const next: DailyUsageDoc = { ...before, apiCreditsUsed: Math.max(0, before.apiCreditsUsed + credits) };
-      if (counts) {
-        for (const counter of USAGE_COUNTERS) {
-          const n = counts[counter];
-          if (n) next[counter] = Math.max(0, next[counter] + n);
-        }
-      }
-      const overage = overageDelta(this.#allowance, this.#monthCredits, credits);
-      if (overage !== 0) next.overageCredits = Math.max(0, (before.overageCredits ?? 0) + overage);
-      this.#monthCredits = Math.max(0, this.#monthCredits + credits);
-      this.#today = next;
-      this.put(C.dailyUsage, next);
+      this.put(C.dailyUsage, await this.#ledger!.record(credits, counts, at));
       return null;
     },
 
     describe: () => {
+      // The tenant's identity does not depend on pending ledger writes.
+      this.allowUnconfirmed();
       const tenant = this.#requireTenant();
       return { id: tenant._id, name: tenant.name };
     },
 
     listUsage: async ({ yearNumber, monthNumber, dayNumber, skip }) => {
       this.#requireTenant();
-      const filter: Record<string, number | string> = { tenantId: this.id };
-      if (yearNumber !== undefined) filter['yearNumber'] = yearNumber;
-      if (monthNumber !== undefined) filter['monthNumber'] = monthNumber;
-      if (dayNumber !== undefined) filter['dayNumber'] = dayNumber;
-      const docs = await this.store.find<DailyUsageDoc>(C.dailyUsage, filter, {
-        sort: [['yearNumber', 1], ['monthNumber', 1], ['dayNumber', 1]],
-        skip: skip ?? 0,
-        limit: USAGE_PAGE_SIZE,
-      });
-      // Today's document may hold charges still on their way to storage; the reply waits for
-      // them, and shows them.
-      const today = this.#today;
-      if (today && Object.entries(filter).every(([k, v]) => today[k] === v)) {
-        const at = docs.findIndex((doc) => doc._id === today._id);
-        if (at >= 0) docs[at] = today;
-        else if (docs.length < USAGE_PAGE_SIZE && (docs.length > 0 || (skip ?? 0) === 0)) docs.push(today);
-      }
-      return docs;
+      const filter: UsageFilter = {};
+      if (yearNumber !== undefined) filter.yearNumber = yearNumber;
+      if (monthNumber !== undefined) filter.monthNumber = monthNumber;
+      if (dayNumber !== undefined) filter.dayNumber = dayNumber;
+      return this.#ledger!.list(filter, skip ?? 0, USAGE_PAGE_SIZE);
     },
 
     listDomainConfigs: () => {
@@ -319,25 +278,20 @@ export class TenantActor extends Actor<TenantProtocol> {
   }
 
   #knownKey(hash: string): boolean {
+    const given = Buffer.from(hash, 'hex');
     let found = false;
     // Compare against every key, so the time taken does not reveal which one matched.
-    for (const known of this.#keyHashes) if (digestsEqual(known, hash)) found = true;
+    for (const known of this.#keyHashes) if (known.length === given.length && timingSafeEqual(known, given)) found = true;
     return found;
   }
 
   async #loadKeys(): Promise<void> {
     const keys = await this.store.find<ApiKeyDoc>(C.apiKeys, { tenantId: this.id });
-    this.#keyHashes = keys.map((k) => k.hash);
+    this.#keyHashes = keys.map((k) => Buffer.from(k.hash, 'hex'));
     this.#keysLoadedAt = clock.now();
   }
 
-  #rollDay(): void {
-    const day = dayOf(clock.now());
-    if (sameDay(day, this.#day)) return;
-    if (!sameMonth(day, this.#day)) this.#monthCredits = 0;
-    this.#day = day;
-    this.#today = undefined;
-  }
+
 }
 
 /** `tenant:<tenantId>` */

@@ -45,14 +45,6 @@ export function dayOf(nowMs: number): Day {
   return { yearNumber: d.getUTCFullYear(), monthNumber: d.getUTCMonth() + 1, dayNumber: d.getUTCDate() };
 }
 
-export function sameDay(a: Day, b: Day): boolean {
-  return a.yearNumber === b.yearNumber && a.monthNumber === b.monthNumber && a.dayNumber === b.dayNumber;
-}
-
-export function sameMonth(a: Day, b: Day): boolean {
-  return a.yearNumber === b.yearNumber && a.monthNumber === b.monthNumber;
-}
-
 export function usageId(tenantId: string, day: Day): string {
   const mm = String(day.monthNumber).padStart(2, '0');
   const dd = String(day.dayNumber).padStart(2, '0');
