@@ -10,6 +10,7 @@ import { log } from '../engine/log.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
 import type { Store } from '../storage/store.js';
+import { startLive } from './live/live-channels.js';
 import { createPipeline } from './pipeline.js';
 import { ROUTES } from './routes/index.js';
 import type { AppServices } from './services.js';
@@ -68,6 +69,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const liveIds = new LiveIds(await liveSecret(store));
   const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
+  const live = startLive(http, services);
   http.onRequest(createPipeline(ROUTES, services));
   const port = await http.listen(config.host, config.port);
 
@@ -77,6 +79,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       http.stopListening();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
+      await live.stop();
       http.close();
       await store.close();
     })());

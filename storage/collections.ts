@@ -1,3 +1,7 @@
+import { blockCollections } from '../actors/block/block-actor.js';
+import { hashTagCollections } from '../actors/hashtag/hashtag-actor.js';
+import { pageCollections } from '../actors/page/collections.js';
+import { eventLogCollections } from '../actors/live/event-log-model.js';
 import { serverStateCollections } from '../actors/live/live-secret.js';
 import { oauthCollections } from '../actors/oauth/collections.js';
 import { pollCollections } from '../actors/poll/poll-model.js';
@@ -10,6 +14,10 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...tenantCollections,
   ...oauthCollections,
   ...serverStateCollections,
+  ...eventLogCollections,
   ...userCollections,
+  ...pageCollections,
+  ...hashTagCollections,
+  ...blockCollections,
   ...pollCollections,
 ];

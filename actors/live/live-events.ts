@@ -13,6 +13,25 @@ export function userTopic(tenantId: string, userId: string): string {
   return `user:${tenantId}:${userId}`;
 }
 
+/** What a bus topic addresses: a page (`id` is its urlId) or a user (`id` is the user id) of a tenant. */
+export interface TopicAddress {
+  readonly kind: 'page' | 'user';
+  readonly tenantId: string;
+  readonly id: string;
+}
+
+/**
+ * Reads a topic made by `pageTopic` or `userTopic`; undefined for any other topic. Tenant ids
+ * never contain `:`, so everything after the second `:` is the urlId or user id, colons and all.
+ */
+export function parseTopic(topic: string): TopicAddress | undefined {
+  const kind = topic.startsWith('page:') ? 'page' : topic.startsWith('user:') ? 'user' : undefined;
+  if (kind === undefined) return undefined;
+  const colon = topic.indexOf(':', 5);
+  if (colon <= 5) return undefined;
+  return { kind, tenantId: topic.slice(5, colon), id: topic.slice(colon + 1) };
+}
+
 /** Event types. The first block is the official client's; the rest are this server's, documented in docs/live.md. */
 export const LIVE_EVENT_TYPES = {
   newComment: 'new-comment',

@@ -1,9 +1,128 @@
 /**
- * How other actors reach a page actor (`page:<tenantId>:<urlId>`). The page actor's own
- * messages are added here by its implementation.
+ * How other actors and routes reach a page actor (`page:<tenantId>:<urlId>`): everything that
+ * happens on one page (comments, votes, flags, reactions, the page record) is serialised here.
+ *
+ * Deadlock rules: a page actor may ask poll, username-claim, user and tenant actors; none of
+ * them ever asks a page actor (poll actors only `tell` it `pollChanged`). A page actor never
+ * asks another page actor: moving comments between pages is driven by the route.
  */
 import { defineKind } from '../../engine/actor.js';
-import type { PollView } from '../poll/poll-model.js';
+import type { PollInput, PollView } from '../poll/poll-model.js';
+import type { Settings } from '../tenant/widget-config.js';
+import type { CommentHashTag, CommentMention } from './comment-doc.js';
+import type { ListQuery } from './listing.js';
+import type { PageDoc } from './page-doc.js';
+import type { ReactKind } from './react-doc.js';
+import type { VoteDirection } from './vote-doc.js';
+
+/** Who acts: a user id or an anonymous id (at least one; the user id wins). */
+export interface ActorRef {
+  readonly userId: string | null;
+  readonly anonUserId: string | null;
+}
+
+/** The fields of a new comment (`CreateCommentParams`), as validated by the route. */
+export interface NewCommentInput {
+  readonly url: string;
+  readonly commenterName: string;
+  readonly commenterEmail: string | null;
+  readonly commenterLink: string | null;
+  readonly comment: string;
+  readonly userId: string | null;
+  readonly avatarSrc: string | null;
+  readonly parentId: string | null;
+  readonly pageTitle: string | null;
+  /** ms since the epoch; the server's time when not given. */
+  readonly date: number | null;
+  readonly localDateString: string | null;
+  readonly localDateHours: number | null;
+  readonly locale: string;
+  readonly mentions: readonly CommentMention[];
+  readonly hashTags: readonly Omit<CommentHashTag, 'id'>[];
+  readonly approved: boolean | null;
+  readonly reviewed: boolean | null;
+  readonly verified: boolean | null;
+  readonly isPinned: boolean | null;
+  readonly meta: Record<string, unknown> | null;
+  readonly moderationGroupIds: readonly string[] | null;
+  readonly feedbackIds: readonly string[];
+  readonly rating: number | null;
+  readonly domain: string | null;
+  readonly poll: PollInput | null;
+}
+
+export interface CreateCommentRequest {
+  readonly input: NewCommentInput;
+  readonly settings: Settings;
+  readonly isLive: boolean;
+  readonly doSpamCheck: boolean;
+}
+
+/** The API's `UserSessionInfo` of the commenter, when the comment has a user. */
+export interface SessionUser {
+  readonly id: string;
+  readonly username: string;
+  readonly email: string | null;
+  readonly avatarSrc: string | null;
+  readonly authorized: boolean;
+  readonly isAnonSession: boolean;
+}
+
+export interface CreatedComment {
+  readonly comment: Record<string, unknown>;
+  readonly user: SessionUser | null;
+}
+
+/** `UpdatableCommentParams` as validated by the route (only the fields given). */
+export type CommentChanges = Readonly<Record<string, unknown>>;
+
+export interface PatchCommentRequest {
+  readonly commentId: string;
+  readonly changes: CommentChanges;
+  readonly settings: Settings;
+  readonly isLive: boolean;
+  /** When `commenterEmail` changes without `userId`: the tenant's user with that email. */
+  readonly userIdForEmail: string | null;
+}
+
+export interface PatchedComment {
+  readonly comment: Record<string, unknown>;
+  /** Set when the comment moved: the ids now on `movedTo`'s page, to be adopted there. */
+  readonly moved: { readonly urlId: string; readonly commentIds: readonly string[] } | null;
+}
+
+export interface VoteLists {
+  readonly appliedAuthorizedVotes: Record<string, unknown>[];
+  readonly appliedAnonymousVotes: Record<string, unknown>[];
+  readonly pendingVotes: Record<string, unknown>[];
+}
+
+export interface ReactUser {
+  /** `u:<userId>` or `a:<anonymous id>`. */
+  readonly key: string;
+  readonly userId: string | null;
+}
+
+/** What a reaction read returns. */
+export interface ReactState {
+  readonly likeCount: number;
+  readonly didLike: boolean;
+  readonly counts: Record<string, number>;
+  readonly reactedIds: string[];
+  readonly commentCount: number;
+  readonly pageExists: boolean;
+  readonly accessibleByGroupIds: readonly string[];
+  /** Most recent first, at most the number asked for: user ids of signed-in reactors. */
+  readonly recent: readonly { readonly userId: string; readonly reactId: string }[];
+}
+
+/** The request's identity for `list`: what the page tags and leaves out. */
+export interface ListViewer {
+  /** `u:<userId>` or `a:<anonUserId>`: tags the reader's votes. */
+  readonly voterKey: string | null;
+  /** Author keys the reader blocked. */
+  readonly blocked: readonly string[];
+}
 
 export type PageProtocol = {
   /**
@@ -11,6 +130,46 @@ export type PageProtocol = {
    * the page serves embed the current poll. `poll` null: the poll was removed.
    */
   pollChanged: { in: { commentId: string; poll: PollView | null }; out: null };
+  /**
+   * A page of comments as a complete JSON response body: `{"status":"success","comments":[...]`,
+   * then `tail` (more fields, each starting with a comma), then `}`. Answers with the same `key`
+   * are served from memory until the page next changes.
+   */
+  list: { in: { key: string; query: ListQuery; viewer: ListViewer | null; tail: string }; out: string };
+  getComment: { in: { commentId: string }; out: Record<string, unknown> };
+  createComment: { in: CreateCommentRequest; out: CreatedComment };
+  patchComment: { in: PatchCommentRequest; out: PatchedComment };
+  /** Removes the comment and every reply under it. */
+  deleteComment: { in: { commentId: string; isLive: boolean }; out: { deletedCount: number } };
+  /** Takes on comments another page moved here (already durable with this urlId). */
+  adopt: { in: { commentIds: readonly string[]; isLive: boolean }; out: null };
+  flag: { in: { commentId: string; by: ActorRef; settings: Settings }; out: { wasUnapproved: boolean } };
+  unflag: { in: { commentId: string; by: ActorRef }; out: null };
+  /** Author keys of comments of this page (absent ids are left out). */
+  authors: { in: { commentIds: readonly string[] }; out: Record<string, string | null> };
+  vote: { in: { commentId: string; by: ActorRef; direction: VoteDirection }; out: { voteId: string } };
+  deleteVote: { in: { voteId: string }; out: { wasPendingVote: boolean } };
+  /** Votes of the page, all or one voter's (`u:`/`a:` key). */
+  listVotes: { in: { voterKey: string | null }; out: VoteLists };
+  getPage: { in: null; out: PageDoc | null };
+  createPage: { in: { url: string | null; title: string; accessibleByGroupIds: readonly string[] | null; isClosed: boolean | null }; out: PageDoc };
+  patchPage: {
+    in: { pageId: string; changes: { url?: string; title?: string; isClosed?: boolean; accessibleByGroupIds?: readonly string[] } };
+    out: { page: PageDoc; commentsUpdated: number };
+  };
+  deletePage: { in: { pageId: string }; out: null };
+  /**
+   * Moves the whole page (record, comments, votes, flags, reactions) to another urlId in one
+   * durable batch; the caller then has the page at `urlId` adopt it. `page-exists` when that
+   * urlId already has a page record.
+   */
+  renamePage: { in: { pageId: string; urlId: string }; out: { commentIds: string[] } };
+  /** Adds (or with `remove`, removes) one like or reaction; `code` names a change that did not happen. */
+  react: {
+    in: { kind: ReactKind; reactId: string; user: ReactUser; remove: boolean; title: string | null; url: string | null };
+    out: { code: 'already-liked' | 'not-liked' | 'already-reacted' | 'no-react' | null };
+  };
+  reactState: { in: { userKey: string | null; kind: ReactKind; reactId: string | null; recent: number }; out: ReactState };
 };
 
 export const PageKind = defineKind<PageProtocol>('page');
@@ -18,4 +177,19 @@ export const PageKind = defineKind<PageProtocol>('page');
 /** The id of a page actor (its key without the `page:` prefix). */
 export function pageActorId(tenantId: string, urlId: string): string {
   return `${tenantId}:${urlId}`;
+}
+
+/**
+ * Thrown by a page actor asked about a comment, vote or page record it does not hold (it
+ * moved, or never was here). Callers look the id up again and retry; it never reaches clients.
+ */
+export class NotOnThisPage extends Error {
+  override readonly name = 'NotOnThisPage';
+}
+
+/** The voter key of an actor: `u:<userId>`, else `a:<anonUserId>`. */
+export function actorKey(by: ActorRef): string {
+  if (by.userId) return `u:${by.userId}`;
+  if (by.anonUserId) return `a:${by.anonUserId}`;
+  throw new Error('actorKey needs a userId or an anonUserId');
 }

@@ -2,14 +2,20 @@
  * Polls: the stored shape, the limits, and the rules for a new poll. Shared by the poll actor
  * and by comment creation, which writes a new poll in the same durable batch as its comment.
  */
+import { createHmac } from 'node:crypto';
 import { ApiError } from '../../engine/errors.js';
 import type { CollectionSpec, Doc } from '../../storage/store.js';
 
-export const POLL_COLLECTIONS = { polls: 'polls' } as const;
+export const POLL_COLLECTIONS = { polls: 'polls', pollVotes: 'pollVotes' } as const;
 
-/** Polls are keyed by their comment's id. */
+/**
+ * Polls are keyed by their comment's id. Votes have global ids of their own and are loaded
+ * by poll; the poll actor is the only writer of both, so "one vote per voter" needs no
+ * unique index (it would cost a query per batch on MongoDB).
+ */
 export const pollCollections: readonly CollectionSpec[] = [
   { name: POLL_COLLECTIONS.polls, indexes: [{ name: 'by_page', fields: ['tenantId', 'urlId'] }] },
+  { name: POLL_COLLECTIONS.pollVotes, indexes: [{ name: 'by_poll', fields: ['tenantId', 'commentId'] }] },
 ];
 
 export const POLL_LIMITS = { questionMax: 200, optionsMin: 2, optionsMax: 10, labelMax: 100 } as const;
@@ -40,6 +46,89 @@ export interface PollDoc extends Doc {
   updatedAt: string;
   /** Bumped when all votes are replaced; votes of an older generation no longer count. */
   generation: number;
+  /**
+   * Key of the keyed hash that stands for voters' addresses in this poll's votes. Made with
+   * the first vote that gives an address, so that `createPoll` stays a pure function.
+   */
+  ipKey?: string;
+}
+
+/** One voter's vote in one poll. A voter has at most one; moving it rewrites `optionId`. */
+export interface PollVoteDoc extends Doc {
+  tenantId: string;
+  commentId: string;
+  urlId: string;
+  /** `userId` for a logged-in voter, `anonUserId` otherwise. */
+  voterId: string;
+  optionId: string;
+  userId: string | null;
+  anonUserId: string | null;
+  /** Keyed hash (see `PollDoc.ipKey`) of the address the caller gave, never the address itself. */
+  ip: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** The poll generation the vote was cast in. */
+  generation: number;
+}
+
+/** The API shape of a vote. */
+export type PollVoteView = {
+  id: string;
+  tenantId: string;
+  commentId: string;
+  urlId: string;
+  voterId: string;
+  optionId: string;
+  userId: string | null;
+  anonUserId: string | null;
+  ip: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export function pollVoteView(doc: PollVoteDoc): PollVoteView {
+  return {
+    id: doc._id,
+    tenantId: doc.tenantId,
+    commentId: doc.commentId,
+    urlId: doc.urlId,
+    voterId: doc.voterId,
+    optionId: doc.optionId,
+    userId: doc.userId,
+    anonUserId: doc.anonUserId,
+    ip: doc.ip,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+/**
+ * What an unauthenticated reader of an everyone-poll sees of a vote: who (a logged-in user's
+ * id) voted for what. An anonymous voter's `anonUserId` identifies their session, and the
+ * address hash is for operators, so neither is shown.
+ */
+export type PublicPollVoteView = {
+  id: string;
+  commentId: string;
+  urlId: string;
+  voterId: string | null;
+  optionId: string;
+  userId: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export function publicPollVoteView(doc: PollVoteDoc): PublicPollVoteView {
+  return {
+    id: doc._id,
+    commentId: doc.commentId,
+    urlId: doc.urlId,
+    voterId: doc.userId,
+    optionId: doc.optionId,
+    userId: doc.userId,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
 }
 
 export interface PollOptionInput {
@@ -101,10 +190,16 @@ export function pollView(doc: PollDoc): PollView {
   };
 }
 
-/** Refuses labels that repeat, ignoring case. */
+/** Refuses a question or label that is only white space (the schema only counts characters). */
+export function assertText(what: string, text: string): void {
+  if (text.trim().length === 0) throw new ApiError('poll-invalid', `The ${what} must not be blank.`);
+}
+
+/** Refuses labels that repeat, ignoring case, and blank labels. */
 export function assertUniqueLabels(labels: readonly string[]): void {
   const seen = new Set<string>();
   for (const label of labels) {
+    assertText('option label', label);
     const key = label.trim().toLocaleLowerCase();
     if (seen.has(key)) throw new ApiError('poll-invalid', `The option label "${label}" appears twice (labels are unique ignoring case).`);
     seen.add(key);
@@ -122,6 +217,7 @@ export function createPoll(
   if (input.options.some((o) => o.id !== undefined)) {
     throw new ApiError('poll-invalid', 'A new poll takes options without ids; ids are assigned by the server.');
   }
+  assertText('question', input.question);
   assertUniqueLabels(input.options.map((o) => o.label));
   const closesAt = input.closesAt ?? null;
   if (closesAt !== null && Date.parse(closesAt) <= at.nowMs) {
@@ -143,4 +239,13 @@ export function createPoll(
     updatedAt: now,
     generation: 0,
   };
+}
+
+/**
+ * The keyed hash stored instead of a voter's address. Keyed per poll, so votes from one
+ * address can be told apart within the poll, but the address cannot be recovered by hashing
+ * every IPv4 address, and hashes do not link voters across polls.
+ */
+export function hashAddress(key: string, ip: string): string {
+  return createHmac('sha256', key).update(ip).digest('hex').slice(0, 32);
 }

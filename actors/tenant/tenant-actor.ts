@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
@@ -76,6 +77,11 @@ export type TenantProtocol = {
   deleteDomainConfig: { in: { domain: string }; out: null };
   /** The effective settings of a page (or of the tenant, for `urlId` null), for rules to read. */
   settings: { in: { urlId: string | null }; out: Settings };
+  /**
+   * Whether `hash` is the hex HMAC-SHA256 of `message` under the tenant's API secret (secure
+   * single sign-on). The secret itself never leaves the actor.
+   */
+  verifySso: { in: { message: string; hash: string }; out: boolean };
   /** One configuration level as stored, and the page's effective configuration. */
   readWidgetConfig: { in: { urlId: string | null }; out: WidgetConfigView };
   /** Replaces (or, with `merge`, updates field by field) one configuration level. */
@@ -214,6 +220,14 @@ export class TenantActor extends Actor<TenantProtocol> {
       this.allowUnconfirmed();
       this.#requireTenant();
       return effectiveSettings(this.#widgetTenant, urlId === null ? undefined : this.#widgetPages.get(urlId));
+    },
+
+    verifySso: ({ message, hash }) => {
+      this.allowUnconfirmed();
+      const tenant = this.#requireTenant();
+      const expected = createHmac('sha256', tenant.apiSecret).update(message).digest();
+      const given = /^[0-9a-fA-F]{64}$/.test(hash) ? Buffer.from(hash, 'hex') : Buffer.alloc(0);
+      return given.length === expected.length && timingSafeEqual(given, expected);
     },
 
     readWidgetConfig: ({ urlId }) => {

@@ -14,6 +14,7 @@ export interface UserDoc extends Doc {
   tenantId: string;
   kind: UserKindName;
   username: string;
+  /** Lower-cased, so users can be found by email. */
   email: string | null;
   displayName: string | null;
   avatarSrc: string | null;
@@ -21,6 +22,30 @@ export interface UserDoc extends Doc {
   /** Profile activity (reactions, comments) hidden from other users. */
   isProfileActivityPrivate: boolean;
   createdAt: string;
+  /** Single sign-on extras, as last sent by the payload. */
+  displayLabel?: string | null;
+  groupIds?: string[] | null;
+  isAdmin?: boolean;
+  isModerator?: boolean;
+  optedInNotifications?: boolean;
+}
+
+/**
+ * Fields a single sign-on payload carries. A field absent from the payload leaves the stored
+ * value alone; a field sent as null clears it.
+ */
+export interface SsoUserFields {
+  readonly username?: string | null;
+  readonly email?: string | null;
+  readonly displayName?: string | null;
+  readonly displayLabel?: string | null;
+  readonly avatarSrc?: string | null;
+  readonly websiteUrl?: string | null;
+  readonly groupIds?: string[] | null;
+  readonly isAdmin?: boolean | null;
+  readonly isModerator?: boolean | null;
+  readonly optedInNotifications?: boolean | null;
+  readonly isProfileActivityPrivate?: boolean | null;
 }
 
 export type UserProtocol = {
@@ -28,6 +53,8 @@ export type UserProtocol = {
   get: { in: null; out: UserDoc | null };
   /** Creates or replaces the user. */
   put: { in: { user: UserDoc }; out: UserDoc };
+  /** Creates or updates a single sign-on user from a verified (or simple) payload; writes only on change. */
+  upsertSso: { in: { fields: SsoUserFields }; out: UserDoc };
 };
 
 export const UserKind = defineKind<UserProtocol>('user');
@@ -35,4 +62,35 @@ export const UserKind = defineKind<UserProtocol>('user');
 /** The id of a user actor (its key without the `user:` prefix). */
 export function userActorId(tenantId: string, userId: string): string {
   return `${tenantId}:${userId}`;
+}
+
+/** Username claims: one per username per tenant, binding it to one email. */
+export const USERNAME_CLAIMS = 'usernameClaims';
+
+export interface UsernameClaimDoc extends Doc {
+  tenantId: string;
+  username: string;
+  email: string;
+  userId: string;
+  createdAt: string;
+}
+
+export type UsernameProtocol = {
+  /**
+   * Binds the username to this email and creates its commenter user, or, when already bound
+   * to the same email, answers that user. Another email gives `username-taken`.
+   */
+  claim: { in: { username: string; email: string; avatarSrc: string | null }; out: { user: UserDoc; created: boolean } };
+};
+
+/** `username:<tenantId>:<username key>`: serialises every claim of one username. */
+export const UsernameKind = defineKind<UsernameProtocol>('username');
+
+/** How usernames compare: trimmed, spacing collapsed, case ignored. */
+export function usernameKey(username: string): string {
+  return username.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+export function usernameActorId(tenantId: string, username: string): string {
+  return `${tenantId}:${usernameKey(username)}`;
 }

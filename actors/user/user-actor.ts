@@ -1,11 +1,66 @@
 import { Actor, type Handlers } from '../../engine/actor.js';
+import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import type { CollectionSpec } from '../../storage/store.js';
-import { type UserDoc, type UserProtocol, USERS } from './protocol.js';
+import { type SsoUserFields, type UserDoc, type UserProtocol, USERS, USERNAME_CLAIMS } from './protocol.js';
 
 export const userCollections: readonly CollectionSpec[] = [
-  { name: USERS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
+  {
+    name: USERS,
+    indexes: [
+      { name: 'by_tenant', fields: ['tenantId'] },
+      { name: 'by_tenant_email', fields: ['tenantId', 'email'] },
+    ],
+  },
+  { name: USERNAME_CLAIMS, indexes: [] },
 ];
+
+const SSO_FIELDS = [
+  'username',
+  'email',
+  'displayName',
+  'displayLabel',
+  'avatarSrc',
+  'websiteUrl',
+  'groupIds',
+  'isAdmin',
+  'isModerator',
+  'optedInNotifications',
+] as const satisfies readonly (keyof SsoUserFields & keyof UserDoc)[];
+
+/**
+ * The SSO user after a payload: fields the payload names (null included) replace stored ones;
+ * absent fields keep theirs. Profiles are private unless the payload says otherwise.
+ */
+export function mergeSsoUser(current: UserDoc | null, base: Pick<UserDoc, '_id' | 'tenantId'>, fields: SsoUserFields, nowIso: string): UserDoc {
+  const next: UserDoc = current
+    ? { ...current }
+    : {
+        _id: base._id,
+        tenantId: base.tenantId,
+        kind: 'sso',
+        username: '',
+        email: null,
+        displayName: null,
+        avatarSrc: null,
+        websiteUrl: null,
+        isProfileActivityPrivate: true,
+        createdAt: nowIso,
+      };
+  const target = next as unknown as Record<string, unknown>;
+  for (const field of SSO_FIELDS) {
+    const value = fields[field];
+    if (value === undefined) continue;
+    target[field] = field === 'email' && typeof value === 'string' ? value.trim().toLowerCase() : value;
+  }
+  if (fields.isProfileActivityPrivate !== undefined) next.isProfileActivityPrivate = fields.isProfileActivityPrivate !== false;
+  if (next.username === null || next.username === '') next.username = next.displayName ?? next.email ?? next._id;
+  return next;
+}
+
+function sameUser(a: UserDoc, b: UserDoc): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
 
 /** One user of one tenant. A user id of another tenant is, for this tenant, no user at all. */
 export class UserActor extends Actor<UserProtocol> {
@@ -28,6 +83,14 @@ export class UserActor extends Actor<UserProtocol> {
       this.#user = user;
       this.put(USERS, user);
       return user;
+    },
+    upsertSso: ({ fields }) => {
+      if (this.#user !== null && this.#user.kind !== 'sso') throw new ApiError('invalid-user', 'This user id belongs to a user that is not a single sign-on user.');
+      const next = mergeSsoUser(this.#user, { _id: this.#userId, tenantId: this.#tenantId }, fields, new Date(clock.now()).toISOString());
+      if (this.#user !== null && sameUser(this.#user, next)) return this.#user;
+      this.#user = next;
+      this.put(USERS, next);
+      return next;
     },
   };
 }

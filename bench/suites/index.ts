@@ -1,7 +1,10 @@
 /** The registry of benchmark suites. */
 import type { Suite } from '../lib/suite.js';
+import { commentsGet } from './comments-get.js';
 import { engineHotActor } from './engine-hot-actor.js';
+import { fanout } from './fanout.js';
 import { httpMe } from './http-me.js';
+import { votesPost } from './votes-post.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, httpMe];
+export const SUITES: readonly Suite[] = [engineHotActor, httpMe, fanout, commentsGet, votesPost];

@@ -1,9 +1,19 @@
+import { liveRoutes } from '../live/routes.js';
 import type { AnyRoute } from '../route.js';
+import { commentModerationRoutes } from './comment-moderation.js';
+import { commentRoutes } from './comments.js';
 import { domainConfigRoutes } from './domain-configs.js';
+import { hashTagRoutes } from './hash-tags.js';
 import { healthRoutes } from './health.js';
 import { meRoutes } from './me.js';
+import { pageReactRoutes } from './page-reacts.js';
+import { pageRoutes } from './pages.js';
+import { pollVoteRoutes } from './poll-votes.js';
+import { pollRoutes } from './polls.js';
 import { tenantDailyUsageRoutes } from './tenant-daily-usage.js';
+import { userRoutes } from './users.js';
+import { voteRoutes } from './votes.js';
 import { widgetConfigRoutes } from './widget-config.js';
 
 /** Every HTTP route of the server. */
-export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...meRoutes, ...tenantDailyUsageRoutes, ...domainConfigRoutes, ...widgetConfigRoutes];
+export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...meRoutes, ...tenantDailyUsageRoutes, ...domainConfigRoutes, ...widgetConfigRoutes, ...liveRoutes, ...pollRoutes, ...pollVoteRoutes, ...commentRoutes, ...commentModerationRoutes, ...voteRoutes, ...pageRoutes, ...hashTagRoutes, ...pageReactRoutes, ...userRoutes];

@@ -1,0 +1,115 @@
+import { Actor, type ActorContext, type Handlers } from '../../engine/actor.js';
+import { clock } from '../../engine/clock.js';
+import { ApiError } from '../../engine/errors.js';
+import {
+  EVENT_LOG,
+  EVENT_LOG_LIMITS,
+  type EventLogDoc,
+  type EventLogLimits,
+  entriesToDrop,
+  type LogItem,
+  mergeEntries,
+  toItem,
+  windowJson,
+} from './event-log-model.js';
+import { EventLogKind, eventLogActorId, type EventLogProtocol, type EventLogSweeperProtocol } from './event-log-protocol.js';
+
+/**
+ * One page's event log. Keeps the retained entries in memory, each with its answer form
+ * already serialised, so a catch-up read is a filter and a join. Appends arrive from the live
+ * fan-out in publication order; the output gate coalesces a burst of them into few commits.
+ */
+export class EventLogActor extends Actor<EventLogProtocol> {
+  readonly #tenantId: string;
+  readonly #urlId: string;
+  readonly #limits: EventLogLimits;
+  #items: LogItem[] = [];
+
+  constructor(ctx: ActorContext, limits: EventLogLimits = EVENT_LOG_LIMITS) {
+    super(ctx);
+    this.#limits = limits;
+    const colon = ctx.id.indexOf(':');
+    this.#tenantId = ctx.id.slice(0, colon);
+    this.#urlId = ctx.id.slice(colon + 1);
+  }
+
+  override async onStart(): Promise<void> {
+    // Only the newest entries are retained; older extras in storage expire and are swept.
+    const newest = await this.store.find<EventLogDoc>(
+      EVENT_LOG,
+      { tenantId: this.#tenantId, urlId: this.#urlId },
+      { sort: [['_id', -1]], limit: this.#limits.maxEventsPerPage },
+    );
+    this.#items = newest.reverse().map(toItem);
+  }
+
+  readonly handlers: Handlers<EventLogProtocol> = {
+    append: ({ entries }) => {
+      for (const doc of entries) {
+        if (doc.tenantId !== this.#tenantId || doc.urlId !== this.#urlId) {
+          throw new ApiError('internal-error', `An event-log entry of ${doc.tenantId}:${doc.urlId} reached ${this.key}.`);
+        }
+      }
+      const { items, added } = mergeEntries(this.#items, entries);
+      // `put`, not `insert`: a batch retried after an uncertain outcome may already be stored.
+      for (const doc of added) this.put(EVENT_LOG, doc);
+      this.#items = items;
+      this.#applyRetention();
+      return null;
+    },
+    // Not `allowUnconfirmed`: an entry whose write then failed would be served and vanish.
+    read: ({ startTime, endTime }) => windowJson(this.#items, startTime, endTime, clock.now(), this.#limits),
+    trim: async () => {
+      this.#applyRetention();
+      const cutoff = clock.now() - this.#limits.retentionMs;
+      const stored = await this.store.find<EventLogDoc>(
+        EVENT_LOG,
+        { tenantId: this.#tenantId, urlId: this.#urlId, at: { $lt: cutoff } },
+        { limit: this.#limits.sweepBatch },
+      );
+      for (const doc of stored) this.remove(EVENT_LOG, doc._id);
+      return null;
+    },
+  };
+
+  #applyRetention(): void {
+    const drop = entriesToDrop(this.#items, clock.now(), this.#limits);
+    if (drop === 0) return;
+    for (let i = 0; i < drop; i++) this.remove(EVENT_LOG, this.#items[i]!.doc._id);
+    this.#items = this.#items.slice(drop);
+  }
+}
+
+/**
+ * Drops the expired entries of pages that stopped receiving events (busy pages trim themselves
+ * on every append). Finds them through the time index and asks each page's actor to trim, so
+ * the entries are only ever written by the actor that owns them.
+ */
+export class EventLogSweeperActor extends Actor<EventLogSweeperProtocol> {
+  readonly #limits: EventLogLimits;
+
+  constructor(ctx: ActorContext, limits: EventLogLimits = EVENT_LOG_LIMITS) {
+    super(ctx);
+    this.#limits = limits;
+  }
+
+  override async onStart(): Promise<void> {}
+
+  readonly handlers: Handlers<EventLogSweeperProtocol> = {
+    sweep: async () => {
+      const cutoff = clock.now() - this.#limits.retentionMs;
+      const trimmed = new Set<string>();
+      // Each round waits for its trims to be durable, so the next query sees their effect;
+      // a page with more expired entries than one trim removes comes back in the next round.
+      for (let round = 0; round < 20; round++) {
+        const docs = await this.store.find<EventLogDoc>(EVENT_LOG, { at: { $lt: cutoff } }, { sort: [['at', 1]], limit: this.#limits.sweepBatch });
+        if (docs.length === 0) break;
+        const pages = new Set(docs.map((doc) => eventLogActorId(doc.tenantId, doc.urlId)));
+        await Promise.all([...pages].map((id) => this.system.ask(EventLogKind, id, 'trim', null)));
+        for (const id of pages) trimmed.add(id);
+        if (docs.length < this.#limits.sweepBatch) break;
+      }
+      return { pages: trimmed.size };
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The event log: each page's recent live events, kept so that a widget that reconnects can
+ * fetch what it missed (`GET /event-log/:tenantId`). Stored shape, retention, and the rules
+ * for appending, trimming and reading, as pure functions the event-log actor calls.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CollectionSpec, Doc } from '../../storage/store.js';
+
+export const EVENT_LOG = 'eventLog';
+
+export const eventLogCollections: readonly CollectionSpec[] = [
+  {
+    name: EVENT_LOG,
+    indexes: [
+      { name: 'by_page', fields: ['tenantId', 'urlId'] },
+      { name: 'by_time', fields: ['at'] },
+    ],
+  },
+];
+
+/** How much of a page's log is kept. */
+export interface EventLogLimits {
+  /** Events kept per page: the newest this many. */
+  readonly maxEventsPerPage: number;
+  /** Events older than this (ms) are dropped. */
+  readonly retentionMs: number;
+  /** Expired entries looked at per storage query when sweeping. */
+  readonly sweepBatch: number;
+}
+
+/** The server's retention, documented in docs/live.md. */
+export const EVENT_LOG_LIMITS = {
+  /** Events kept per page: the newest this many. */
+  maxEventsPerPage: 5000,
+  /** Events older than this are dropped (24 hours). */
+  retentionMs: 24 * 60 * 60 * 1000,
+  /** Expired entries the sweeper looks at per query. */
+  sweepBatch: 1000,
+} as const satisfies EventLogLimits;
+
+/** One logged event; `_id` sorts in the order the events were published. */
+export interface EventLogDoc extends Doc {
+  tenantId: string;
+  urlId: string;
+  /** When the server received the event (ms), never decreasing: retention counts from it. */
+  at: number;
+  /** The event's own `timestamp`, which clients ask for windows of. */
+  timestamp: number;
+  /** ISO form of `at`. */
+  createdAt: string;
+  broadcastId: string;
+  /** The event as sent on the websocket (`encodeLiveEvent`). */
+  data: string;
+}
+
+/** A logged event with its entry already serialised for answers. */
+export interface LogItem {
+  readonly doc: EventLogDoc;
+  readonly json: string;
+}
+
+/**
+ * Makes entry ids that sort in the order they were made: receipt time (never decreasing, even
+ * if the clock steps back), then a counter, then a tag of this process so that processes
+ * sharing storage never collide.
+ */
+export class EntryIds {
+  readonly #tag = randomBytes(3).toString('hex');
+  #lastAt = 0;
+  #seq = 0;
+
+  /** The receipt time and id of the next entry, given the current time. */
+  next(now: number): { at: number; id: string } {
+    const at = Math.max(now, this.#lastAt);
+    this.#lastAt = at;
+    this.#seq = (this.#seq + 1) >>> 0;
+    return { at, id: `${at.toString(16).padStart(12, '0')}${this.#seq.toString(16).padStart(8, '0')}${this.#tag}` };
+  }
+}
+
+/** The entry as `GET /event-log` lists it (the API description's `EventLogEntry`). */
+export function entryJson(doc: EventLogDoc): string {
+  return JSON.stringify({
+    _id: doc._id,
+    createdAt: doc.createdAt,
+    tenantId: doc.tenantId,
+    urlId: doc.urlId,
+    broadcastId: doc.broadcastId,
+    data: doc.data,
+  });
+}
+
+export function toItem(doc: EventLogDoc): LogItem {
+  return { doc, json: entryJson(doc) };
+}
+
+function expired(doc: EventLogDoc, now: number, limits: EventLogLimits): boolean {
+  return doc.at < now - limits.retentionMs;
+}
+
+/**
+ * Adds new entries to a page's log, which is sorted by id. Entries normally arrive in id order
+ * and are appended; a retried batch may arrive late and is merged in place. An id already
+ * present is skipped, so a retry after an uncertain outcome stores nothing twice.
+ */
+export function mergeEntries(items: readonly LogItem[], incoming: readonly EventLogDoc[]): { items: LogItem[]; added: EventLogDoc[] } {
+  const known = new Set<string>();
+  const added: EventLogDoc[] = [];
+  let sorted = true;
+  let last = items.length > 0 ? items[items.length - 1]!.doc._id : '';
+  for (const doc of incoming) {
+    if (known.has(doc._id)) continue;
+    known.add(doc._id);
+    if (doc._id <= last) {
+      sorted = false;
+      if (items.some((item) => item.doc._id === doc._id)) continue;
+    } else {
+      last = doc._id;
+    }
+    added.push(doc);
+  }
+  const merged = items.concat(added.map(toItem));
+  if (!sorted) merged.sort((a, b) => (a.doc._id < b.doc._id ? -1 : a.doc._id > b.doc._id ? 1 : 0));
+  return { items: merged, added };
+}
+
+/**
+ * How many of the oldest entries (the log is sorted by id, so by receipt time) retention
+ * drops: those beyond the newest `maxEventsPerPage`, and those older than `retentionMs`.
+ */
+export function entriesToDrop(items: readonly LogItem[], now: number, limits: EventLogLimits): number {
+  let drop = Math.max(0, items.length - limits.maxEventsPerPage);
+  while (drop < items.length && expired(items[drop]!.doc, now, limits)) drop++;
+  return drop;
+}
+
+/**
+ * The entries a client catching up asks for, oldest first, as a JSON array: those whose event
+ * `timestamp` lies in [startTime, endTime] (both inclusive, so an event sharing the millisecond
+ * of the last one a client saw is never skipped), and not expired.
+ */
+export function windowJson(items: readonly LogItem[], startTime: number, endTime: number, now: number, limits: EventLogLimits): string {
+  const parts: string[] = [];
+  for (const { doc, json } of items) {
+    if (doc.timestamp >= startTime && doc.timestamp <= endTime && !expired(doc, now, limits)) parts.push(json);
+  }
+  return `[${parts.join(',')}]`;
+}

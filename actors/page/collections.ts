@@ -1,0 +1,29 @@
+import type { CollectionSpec } from '../../storage/store.js';
+import { COMMENTS } from './comment-doc.js';
+import { COMMENT_FLAGS } from './flag-doc.js';
+import { PAGES } from './page-doc.js';
+import { PAGE_REACTS } from './react-doc.js';
+import { VOTES } from './vote-doc.js';
+
+const byPage = { name: 'by_page', fields: ['tenantId', 'urlId'] } as const;
+
+/** Collections of the page actor's data (polls are declared by the poll actor). */
+export const pageCollections: readonly CollectionSpec[] = [
+  {
+    name: COMMENTS,
+    indexes: [
+      byPage,
+      // Tenant-wide reads (no urlId): newest first, by hashtag, by author.
+      { name: 'by_tenant_date', fields: ['tenantId', 'date'] },
+      { name: 'by_tenant_tag', fields: ['tenantId', 'hashTagKeys'] },
+      { name: 'by_tenant_user', fields: ['tenantId', 'userId'] },
+    ],
+  },
+  { name: VOTES, indexes: [byPage, { name: 'by_comment', fields: ['tenantId', 'commentId'] }] },
+  { name: COMMENT_FLAGS, indexes: [byPage] },
+  { name: PAGE_REACTS, indexes: [byPage] },
+  {
+    name: PAGES,
+    indexes: [{ name: 'by_tenant_url', fields: ['tenantId', 'urlId'], unique: true }],
+  },
+];

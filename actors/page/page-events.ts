@@ -1,0 +1,41 @@
+/**
+ * The live events a page publishes (documented in docs/live-events.md). Built here so that
+ * every event of a type has the same shape.
+ */
+import { clock } from '../../engine/clock.js';
+import { newId } from '../../engine/ids.js';
+import { LIVE_EVENT_TYPES, type LiveEvent, type LiveEventType } from '../live/live-events.js';
+
+function base(type: LiveEventType): { type: LiveEventType; timestamp: number; ts: number; broadcastId: string } {
+  const now = clock.now();
+  return { type, timestamp: now, ts: now, broadcastId: newId(now) };
+}
+
+export type CommentEventType = 'new-comment' | 'updated-comment' | 'deleted-comment';
+
+/** A comment appeared, changed, or left readers' view (deleted, moved away, or hidden by flags). */
+export function commentEvent(type: CommentEventType, comment: Record<string, unknown>): LiveEvent {
+  return { ...base(type), comment };
+}
+
+/** A comment was locked (`isClosed` true) or unlocked. */
+export function threadStateEvent(comment: Record<string, unknown>, locked: boolean): LiveEvent {
+  return { ...base(LIVE_EVENT_TYPES.threadStateChange), comment, isClosed: locked };
+}
+
+export interface VoteCounts {
+  readonly commentId: string;
+  readonly votes: number;
+  readonly votesUp: number;
+  readonly votesDown: number;
+}
+
+/** A vote was applied or removed; `counts` are the comment's counts after it. */
+export function voteEvent(type: 'new-vote' | 'deleted-vote', vote: Record<string, unknown>, counts: VoteCounts): LiveEvent {
+  return { ...base(type), vote, counts };
+}
+
+/** Likes or reactions of a page changed; the new totals. */
+export function pageReactEvent(urlId: string, likeCount: number, counts: Record<string, number>): LiveEvent {
+  return { ...base(LIVE_EVENT_TYPES.pageReact), urlId, likeCount, counts };
+}

@@ -1,0 +1,62 @@
+/**
+ * The rate limit on anonymous poll votes: per address, per poll, over a sliding window.
+ * Kept in the poll actor's memory only: it protects a poll from one address stuffing it, and
+ * forgetting it on a restart or a passivation (idle far longer than the window) costs nothing.
+ */
+
+/** Anonymous votes one address may cast in one poll per window. Documented in docs/polls.md. */
+export const ANON_VOTE_RATE_LIMIT = { votes: 30, windowMs: 60_000 } as const;
+
+/** Addresses tracked before stale ones are swept out. */
+const SWEEP_AT = 4096;
+
+/** A sliding-window counter of hits per key. */
+export class SlidingWindowLimit {
+  readonly #max: number;
+  readonly #windowMs: number;
+  /** Per key, the times of its hits inside the window, oldest first. */
+  readonly #hits = new Map<string, number[]>();
+
+  constructor(max: number, windowMs: number) {
+    this.#max = max;
+    this.#windowMs = windowMs;
+  }
+
+  /** Whether `key` may have one more hit at `nowMs`. */
+  allows(key: string, nowMs: number): boolean {
+    const hits = this.#hits.get(key);
+    if (hits === undefined) return this.#max > 0;
+    this.#prune(hits, nowMs);
+    return hits.length < this.#max;
+  }
+
+  /** Counts one hit of `key` at `nowMs`. */
+  record(key: string, nowMs: number): void {
+    let hits = this.#hits.get(key);
+    if (hits === undefined) {
+      if (this.#hits.size >= SWEEP_AT) this.#sweep(nowMs);
+      hits = [];
+      this.#hits.set(key, hits);
+    }
+    hits.push(nowMs);
+  }
+
+  /** Keys tracked now (for tests of the sweep). */
+  get size(): number {
+    return this.#hits.size;
+  }
+
+  #prune(hits: number[], nowMs: number): void {
+    const from = nowMs - this.#windowMs;
+    let drop = 0;
+    while (drop < hits.length && hits[drop]! <= from) drop++;
+    if (drop > 0) hits.splice(0, drop);
+  }
+
+  #sweep(nowMs: number): void {
+    for (const [key, hits] of this.#hits) {
+      this.#prune(hits, nowMs);
+      if (hits.length === 0) this.#hits.delete(key);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Tenant-wide reads (`site:<tenantId>`): what no single page actor can answer. They read the
+ * durable documents the page actors write (every acknowledged write is durable, so these reads
+ * show every acknowledged change). It never asks a page actor.
+ */
+import { defineKind } from '../../engine/actor.js';
+import type { ListQuery } from '../page/listing.js';
+import type { PageDoc } from '../page/page-doc.js';
+
+export interface SearchRequest {
+  readonly query: ListQuery;
+  /** `u:`/`a:` key of the reader, to tag their votes. */
+  readonly voterKey: string | null;
+  readonly blocked: readonly string[];
+}
+
+export type SiteProtocol = {
+  /** Every page record of the tenant, oldest first. */
+  listPages: { in: null; out: PageDoc[] };
+  /** Comments across all pages (flat), approved and not spam. */
+  searchComments: { in: SearchRequest; out: Record<string, unknown>[] };
+  /** The id of the tenant's user with this email, if any. */
+  userIdByEmail: { in: { email: string }; out: string | null };
+};
+
+export const SiteKind = defineKind<SiteProtocol>('site');

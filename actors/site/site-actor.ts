@@ -1,0 +1,70 @@
+import { Actor, type Handlers } from '../../engine/actor.js';
+import type { Filter, SortSpec } from '../../storage/store.js';
+import { COMMENTS, type CommentDoc, commentView } from '../page/comment-doc.js';
+import type { SortDirection } from '../page/listing.js';
+import { PAGES, type PageDoc } from '../page/page-doc.js';
+import { type VoteDoc, VOTES } from '../page/vote-doc.js';
+import { POLL_COLLECTIONS, type PollDoc, pollView } from '../poll/poll-model.js';
+import { type UserDoc, USERS } from '../user/protocol.js';
+import type { SiteProtocol } from './protocol.js';
+
+const SORTS: Readonly<Record<SortDirection, SortSpec>> = {
+  OF: [['date', 1], ['_id', 1]],
+  NF: [['date', -1], ['_id', -1]],
+  MR: [['votes', -1], ['date', -1], ['_id', -1]],
+};
+
+/**
+ * A tenant's site-wide reads. It owns nothing and writes nothing: each answer is one indexed
+ * query over durable documents, released at once.
+ */
+export class SiteActor extends Actor<SiteProtocol> {
+  override async onStart(): Promise<void> {}
+
+  readonly handlers: Handlers<SiteProtocol> = {
+    listPages: async () => {
+      this.allowUnconfirmed();
+      return this.store.find<PageDoc>(PAGES, { tenantId: this.id }, { sort: [['createdAt', 1], ['_id', 1]] });
+    },
+
+    searchComments: async ({ query, voterKey, blocked }) => {
+      this.allowUnconfirmed();
+      const filter: Record<string, Filter[string]> = { tenantId: this.id, approved: true, isSpam: false };
+      if (query.hashTagKeys.length > 0) filter['hashTagKeys'] = { $all: [...query.hashTagKeys] };
+      if (query.userId !== undefined) filter['userId'] = query.userId;
+      if (query.parentId !== undefined) filter['parentId'] = query.parentId;
+      if (query.fromDate !== undefined || query.toDate !== undefined) {
+        filter['date'] = {
+          ...(query.fromDate !== undefined ? { $gte: new Date(query.fromDate).toISOString() } : {}),
+          ...(query.toDate !== undefined ? { $lte: new Date(query.toDate).toISOString() } : {}),
+        };
+      }
+      if (blocked.length > 0) filter['authorKey'] = { $nin: [...blocked] };
+      const docs = await this.store.find<CommentDoc>(COMMENTS, filter, { sort: SORTS[query.direction], skip: query.skip, limit: query.limit });
+      const votes = new Map<string, VoteDoc>();
+      if (voterKey !== null && docs.length > 0) {
+        const found = await this.store.find<VoteDoc>(VOTES, { tenantId: this.id, commentId: { $in: docs.map((d) => d._id) }, voterKey });
+        for (const vote of found) votes.set(vote.commentId, vote);
+      }
+      const out: Record<string, unknown>[] = [];
+      for (const doc of docs) {
+        const poll = doc.hasPoll ? await this.store.get<PollDoc>(POLL_COLLECTIONS.polls, doc._id) : undefined;
+        const view = commentView(doc, poll === undefined ? undefined : pollView(poll));
+        if (voterKey !== null) {
+          const vote = votes.get(doc._id);
+          view['isVotedUp'] = vote !== undefined && vote.direction > 0;
+          view['isVotedDown'] = vote !== undefined && vote.direction < 0;
+          if (vote !== undefined) view['myVoteId'] = vote._id;
+        }
+        out.push(view);
+      }
+      return out;
+    },
+
+    userIdByEmail: async ({ email }) => {
+      this.allowUnconfirmed();
+      const users = await this.store.find<UserDoc>(USERS, { tenantId: this.id, email: email.trim().toLowerCase() }, { limit: 1 });
+      return users[0]?._id ?? null;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * `GET /api/v1/comments?urlId=` on a page of 500 comments, default page (30 comments, most
+ * relevant first), with the demo tenant's key, against the hello-world baseline. Every call
+ * authenticates, reads the page's settings, asks the page actor and is charged a credit; the
+ * page actor answers from the serialised page it keeps until the page next changes.
+ */
+import type { ServerProcess } from '../lib/processes.js';
+import type { Suite, SuiteContext } from '../lib/suite.js';
+
+const URL_ID = 'bench-page';
+const COMMENTS = 500;
+const PATH = `/api/v1/comments?urlId=${URL_ID}`;
+
+async function seed(server: ServerProcess): Promise<void> {
+  for (let i = 0; i < COMMENTS; i += 25) {
+    await Promise.all(
+      Array.from({ length: Math.min(25, COMMENTS - i) }, async (_, j) => {
+        const n = i + j;
+        const res = await fetch(`${server.url}/api/v1/comments`, {
+          method: 'POST',
+          headers: { ...server.authHeaders, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            commenterName: `Reader ${n % 40}`,
+            comment: `Comment number ${n}: a few **words** of text, with a link https://example.com/${n} and #bench.`,
+            url: 'https://example.com/bench',
+            urlId: URL_ID,
+            locale: 'en_us',
+            parentId: null,
+            date: Date.UTC(2024, 0, 1) + n * 60_000,
+          }),
+        });
+        if (res.status !== 200) throw new Error(`seeding comment ${n}: ${res.status} ${await res.text()}`);
+      }),
+    );
+  }
+}
+
+async function run(ctx: SuiteContext): Promise<void> {
+  const baseline = await ctx.startBaseline();
+  const server = await ctx.startServer();
+  ctx.progress(`seeding ${COMMENTS} comments`);
+  await seed(server);
+
+  const probe = await fetch(`${server.url}${PATH}`, { headers: server.authHeaders });
+  const text = await probe.text();
+  const body = JSON.parse(text) as { status?: string; comments?: unknown[] };
+  if (probe.status !== 200 || body.status !== 'success' || body.comments?.length !== 30) {
+    throw new Error(`GET ${PATH} answered ${probe.status} ${text.slice(0, 300)}`);
+  }
+
+  const cmp = await ctx.compare({
+    label: `GET ${PATH} (500 comments, page of 30)`,
+    subject: { url: `${server.url}${PATH}`, headers: server.authHeaders },
+    baseline: { url: `${baseline.url}/` },
+  });
+  const s = cmp.subject;
+  ctx.figure({ key: 'ratio', label: 'throughput ÷ hello-world throughput', value: cmp.ratio, unit: '×', digits: 3 });
+  ctx.figure({ key: 'rps', label: 'GET comments throughput', value: s.rps, unit: 'req/s' });
+  ctx.figure({ key: 'baselineRps', label: 'hello-world throughput (mean of both runs)', value: cmp.baselineRps, unit: 'req/s' });
+  ctx.figure({ key: 'p50Ms', label: 'GET comments latency p50', value: s.latencyMs.p50, unit: 'ms' });
+  ctx.figure({ key: 'p99Ms', label: 'GET comments latency p99', value: s.latencyMs.p99, unit: 'ms' });
+  ctx.figure({ key: 'failedRequests', label: 'failed requests (socket errors, timeouts, non-2xx)', value: s.errors.total, unit: '' });
+  ctx.figure({ key: 'bodyKb', label: 'response body size', value: Buffer.byteLength(text) / 1024, unit: 'KB', digits: 1 });
+  const rss = server.rssBytes();
+  if (rss !== undefined) ctx.figure({ key: 'serverRssMb', label: 'server resident memory after the load', value: rss / 1024 / 1024, unit: 'MB', digits: 0 });
+  ctx.note('Each call is authenticated with X-API-KEY/X-TENANT-ID and charged one credit (reads do not wait for the charge to be durable).');
+}
+
+/** See the module comment. */
+export const commentsGet: Suite = {
+  name: 'comments-get',
+  description: 'GET /api/v1/comments?urlId= on a 500-comment page (default page of 30, API key, credit charged) versus a bare uWebSockets.js hello world.',
+  targets: [
+    { figure: 'ratio', op: '>=', value: 0.5, description: 'share of hello-world throughput' },
+    { figure: 'failedRequests', op: '<=', value: 0, description: 'failed requests under load' },
+  ],
+  run,
+};

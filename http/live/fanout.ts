@@ -1,0 +1,40 @@
+import { LIVE_EVENT_TYPES, type LiveEvent, parseTopic } from '../../actors/live/live-events.js';
+import { encodeLiveEvent } from '../../actors/live/live-wire.js';
+import { clock } from '../../engine/clock.js';
+import type { BusListener } from '../../engine/event-bus.js';
+import { log } from '../../engine/log.js';
+import type { EventLogFeeder } from './event-log-feeder.js';
+
+/** Where fanned-out events go: the websocket server's topics (`HttpServer` is one). */
+export interface LiveTransport {
+  publish(topic: string, message: string): void;
+  subscribers(topic: string): number;
+}
+
+/**
+ * The bus listener behind `/sub`. The bus calls it once per event, after the event's writes
+ * are durable and in commit order per actor; it serialises the event once and hands that one
+ * string to uWebSockets.js, which writes it to every socket subscribed to the topic. Page
+ * events also go to the page's event log (presence updates excepted: clients never catch up
+ * on them).
+ */
+export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder): BusListener {
+  return (topic, published) => {
+    const address = parseTopic(topic);
+    if (address === undefined) return;
+    let event = published as LiveEvent;
+    if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
+      log.warn('live-event-invalid', { topic });
+      return;
+    }
+    // Clients track the newest `timestamp` they saw and catch up from it: every event needs one.
+    if (typeof event.timestamp !== 'number') event = { ...event, timestamp: clock.now() };
+    if (address.kind === 'user') {
+      if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
+      return;
+    }
+    const data = encodeLiveEvent(event);
+    transport.publish(topic, data);
+    if (event.type !== LIVE_EVENT_TYPES.presenceUpdate) feeder.add(address.tenantId, address.id, event, data);
+  };
+}

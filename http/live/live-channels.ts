@@ -1,0 +1,38 @@
+import { EventLogSweeperKind, SWEEPER_ID } from '../../actors/live/event-log-protocol.js';
+import type { AppServices } from '../services.js';
+import type { HttpServer } from '../uws.js';
+import { EventLogFeeder } from './event-log-feeder.js';
+import { liveFanout } from './fanout.js';
+import { subChannel } from './sub-channel.js';
+
+/** How often pages gone quiet have their expired event-log entries dropped. */
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/** The running live channels. */
+export interface LiveChannels {
+  /**
+   * Stops the sweeper and the fan-out. Call after the actor system has shut down and before
+   * storage closes: event-log entries of the last moments are written then.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the live channels on `http`: the `/sub` websocket endpoint, the bus listener that
+ * fans events out to it and feeds the event log, and the event-log sweeper. Call before
+ * `http.onRequest`, which takes every path not claimed before it.
+ */
+export function startLive(http: HttpServer, services: AppServices): LiveChannels {
+  http.live('/sub', subChannel(services.liveIds));
+  const feeder = new EventLogFeeder(services.system);
+  const unlisten = services.bus.listen(liveFanout(http, feeder));
+  const sweep = setInterval(() => services.system.tell(EventLogSweeperKind, SWEEPER_ID, 'sweep', null), SWEEP_INTERVAL_MS);
+  sweep.unref();
+  return {
+    async stop() {
+      clearInterval(sweep);
+      unlisten();
+      await feeder.stop(services.store);
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { EventLogKind, eventLogActorId } from '../../actors/live/event-log-protocol.js';
+import { ApiError } from '../../engine/errors.js';
+import { RawJson, route, type RouteResult, type Schema } from '../route.js';
+import { isNoUser } from './sub-channel.js';
+
+interface EventLogQuery {
+  urlId: string;
+  startTime: number;
+  endTime?: number;
+  userIdWS?: string;
+}
+
+const EVENT_LOG_QUERY: Schema = {
+  type: 'object',
+  properties: {
+    urlId: { type: 'string', minLength: 1, maxLength: 4096 },
+    startTime: { type: 'integer', minimum: 0 },
+    endTime: { type: 'integer', minimum: 0 },
+    userIdWS: { type: 'string', maxLength: 8192 },
+  },
+  required: ['urlId', 'startTime'],
+};
+
+const TENANT_PARAM: Schema = {
+  type: 'object',
+  properties: { tenantId: { type: 'string', minLength: 1, maxLength: 8192 } },
+  required: ['tenantId'],
+};
+
+/**
+ * `GET /event-log/:tenantId?urlId&startTime&endTime&userIdWS`: a page's logged live events
+ * whose `timestamp` is in [startTime, endTime], oldest first, for a widget catching up after a
+ * reconnect. Public, like the events themselves. `tenantId` may also be the page's
+ * `tenantIdWS` and `urlId` its `urlIdWS` (some official clients send those); ids of another
+ * tenant name another page, whose log is empty. A given `userIdWS` must be this tenant's.
+ */
+export const liveRoutes = [
+  route<EventLogQuery, undefined>({
+    method: 'GET',
+    path: '/event-log/:tenantId',
+    access: 'public',
+    params: TENANT_PARAM,
+    query: EVENT_LOG_QUERY,
+    handle: async ({ app, params, query }) => {
+      const given = params['tenantId']!;
+      const tenantId = app.liveIds.tenantOf(given) ?? given;
+      const urlId = app.liveIds.urlIdOf(tenantId, query.urlId) ?? query.urlId;
+      const userIdWS = query.userIdWS;
+      if (userIdWS !== undefined && !isNoUser(userIdWS) && app.liveIds.userIdOf(tenantId, userIdWS) === undefined) {
+        throw new ApiError('invalid-live-id', 'userIdWS was not issued for this tenant.');
+      }
+      const endTime = query.endTime ?? Number.MAX_SAFE_INTEGER;
+      if (endTime < query.startTime) throw new ApiError('invalid-param', 'endTime must not be before startTime.');
+      const events = await app.system.ask(EventLogKind, eventLogActorId(tenantId, urlId), 'read', { startTime: query.startTime, endTime });
+      return new RawJson(`{"status":"success","events":${events}}`);
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/sub',
+    access: 'public',
+    query: { type: 'object', additionalProperties: true },
+    handle: (): RouteResult => {
+      throw new ApiError('websocket-required', 'Connect to /sub with a websocket: /sub?urlId=<urlIdWS>&userIdWS=<userIdWS>&tenantIdWS=<tenantIdWS>.');
+    },
+  }),
+];

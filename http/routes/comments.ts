@@ -1,0 +1,383 @@
+import { BlockKind, blockActorId } from '../../actors/block/protocol.js';
+import { checkDate, checkEmail, checkName, checkText, refuseCalculated } from '../../actors/page/comment-rules.js';
+import { DEFAULT_PAGE_SIZE, type ListQuery, MAX_LIST_LIMIT, SORT_DIRECTIONS, type SortDirection } from '../../actors/page/listing.js';
+import { pageLocator } from '../../actors/page/locator.js';
+import { type NewCommentInput, PageKind, pageActorId } from '../../actors/page/protocol.js';
+import type { PollInput } from '../../actors/poll/poll-model.js';
+import { POLL_INPUT_SCHEMA } from '../../actors/poll/poll-model.js';
+import { hashTagKey } from '../../actors/hashtag/hashtag-model.js';
+import { SiteKind } from '../../actors/site/protocol.js';
+import { ApiError } from '../../engine/errors.js';
+import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
+import { COMMENT_ID_PARAM, liveIdFields, nullableText, requireUrlId, settingsOf, text, URL_ID, USER_ID } from './page-context.js';
+
+interface ListParams {
+  urlId?: string;
+  page?: number;
+  limit?: number;
+  skip?: number;
+  direction?: SortDirection;
+  parentId?: string;
+  asTree?: boolean;
+  maxTreeDepth?: number;
+  limitChildren?: number;
+  skipChildren?: number;
+  contextUserId?: string;
+  anonUserId?: string;
+  userId?: string;
+  hashTag?: string[];
+  fromDate?: number;
+  toDate?: number;
+}
+
+const LIST_QUERY: Schema = {
+  type: 'object',
+  properties: {
+    urlId: URL_ID,
+    page: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    limit: { type: 'integer', minimum: 0, maximum: MAX_LIST_LIMIT },
+    skip: { type: 'integer', minimum: 0, maximum: 100_000_000 },
+    direction: { type: 'string', enum: Object.values(SORT_DIRECTIONS) },
+    parentId: text(128, 1),
+    asTree: { type: 'boolean' },
+    maxTreeDepth: { type: 'integer', minimum: 0, maximum: 1000 },
+    limitChildren: { type: 'integer', minimum: 0, maximum: MAX_LIST_LIMIT },
+    skipChildren: { type: 'integer', minimum: 0, maximum: 100_000_000 },
+    contextUserId: USER_ID,
+    anonUserId: USER_ID,
+    userId: USER_ID,
+    hashTag: { type: 'array', items: text(100, 1), maxItems: 20 },
+    fromDate: { type: 'integer', minimum: 0 },
+    toDate: { type: 'integer', minimum: 0 },
+  },
+};
+
+const bool: Schema = { type: 'boolean' };
+const int: Schema = { type: 'integer' };
+const stringList = (max: number): Schema => ({ type: 'array', items: text(256), maxItems: max });
+const anyObject: Schema = { type: 'object', additionalProperties: true };
+
+const MENTION: Schema = {
+  type: 'object',
+  properties: { id: text(256), tag: text(256), rawTag: text(256), type: { type: 'string', enum: ['user', 'sso'] }, sent: bool },
+  required: ['id', 'tag'],
+};
+const HASH_TAG_ENTRY: Schema = {
+  type: 'object',
+  properties: { id: text(256), tag: text(100, 1), url: nullableText(2048), retain: bool },
+  required: ['tag'],
+};
+
+/** `CreateCommentParams` of the API description, plus `poll`. */
+const CREATE_BODY: Schema = {
+  type: 'object',
+  properties: {
+    date: int,
+    localDateString: text(100),
+    localDateHours: int,
+    commenterName: text(1000),
+    commenterEmail: nullableText(1000),
+    commenterLink: nullableText(2048),
+    comment: { type: 'string' },
+    productId: int,
+    userId: nullableText(256),
+    avatarSrc: nullableText(2048),
+    parentId: nullableText(128),
+    mentions: { type: 'array', items: MENTION, maxItems: 100 },
+    hashTags: { type: 'array', items: HASH_TAG_ENTRY, maxItems: 100 },
+    pageTitle: text(1000),
+    isFromMyAccountPage: bool,
+    url: text(4096),
+    urlId: URL_ID,
+    meta: anyObject,
+    moderationGroupIds: stringList(100),
+    rating: { type: 'number' },
+    fromOfflineRestore: bool,
+    autoplayDelayMS: int,
+    feedbackIds: stringList(100),
+    questionValues: anyObject,
+    tos: bool,
+    botId: text(256),
+    approved: bool,
+    domain: text(253),
+    ip: text(64),
+    isPinned: bool,
+    locale: text(100),
+    reviewed: bool,
+    verified: bool,
+    votes: int,
+    votesDown: int,
+    votesUp: int,
+    poll: POLL_INPUT_SCHEMA as unknown as Schema,
+  },
+  required: ['commenterName', 'comment', 'url', 'urlId', 'locale'],
+};
+
+/** `UpdatableCommentParams` of the API description. */
+const PATCH_BODY: Schema = {
+  type: 'object',
+  properties: {
+    urlId: URL_ID,
+    urlIdRaw: text(4096),
+    url: text(4096),
+    pageTitle: nullableText(1000),
+    userId: nullableText(256),
+    commenterEmail: nullableText(1000),
+    commenterName: text(1000),
+    commenterLink: nullableText(2048),
+    comment: { type: 'string' },
+    commentHTML: { type: 'string', maxLength: 200_000 },
+    parentId: nullableText(128),
+    date: { type: ['number', 'null'] },
+    localDateString: nullableText(100),
+    localDateHours: { type: ['integer', 'null'] },
+    votes: { type: ['integer', 'null'] },
+    votesUp: { type: ['integer', 'null'] },
+    votesDown: { type: ['integer', 'null'] },
+    expireAt: { type: ['string', 'null'], format: 'date-time' },
+    verified: bool,
+    verifiedDate: { type: ['string', 'null'], format: 'date-time' },
+    notificationSentForParent: bool,
+    notificationSentForParentTenant: bool,
+    reviewed: bool,
+    externalId: text(256),
+    externalParentId: nullableText(256),
+    avatarSrc: nullableText(2048),
+    isSpam: bool,
+    approved: bool,
+    isDeleted: bool,
+    isDeletedUser: bool,
+    isByAdmin: bool,
+    isByModerator: bool,
+    isPinned: { type: ['boolean', 'null'] },
+    isLocked: { type: ['boolean', 'null'] },
+    flagCount: { type: ['integer', 'null'] },
+    displayLabel: nullableText(256),
+    meta: { type: ['object', 'null'], additionalProperties: true },
+    moderationGroupIds: { type: ['array', 'null'], items: text(256), maxItems: 100 },
+    feedbackIds: stringList(100),
+  },
+};
+
+interface CreateBody {
+  date?: number;
+  localDateString?: string;
+  localDateHours?: number;
+  commenterName: string;
+  commenterEmail?: string | null;
+  commenterLink?: string | null;
+  comment: string;
+  userId?: string | null;
+  avatarSrc?: string | null;
+  parentId?: string | null;
+  mentions?: NewCommentInput['mentions'];
+  hashTags?: NewCommentInput['hashTags'];
+  pageTitle?: string;
+  url: string;
+  urlId: string;
+  meta?: Record<string, unknown>;
+  moderationGroupIds?: string[];
+  rating?: number;
+  feedbackIds?: string[];
+  approved?: boolean;
+  domain?: string;
+  isPinned?: boolean;
+  locale: string;
+  reviewed?: boolean;
+  verified?: boolean;
+  poll?: PollInput;
+  [field: string]: unknown;
+}
+
+interface WriteQuery {
+  isLive?: boolean;
+  doSpamCheck?: boolean;
+  sendEmails?: boolean;
+  populateNotifications?: boolean;
+  contextUserId?: string;
+}
+
+const WRITE_QUERY: Schema = {
+  type: 'object',
+  properties: { isLive: bool, doSpamCheck: bool, sendEmails: bool, populateNotifications: bool, contextUserId: USER_ID },
+};
+
+const notFound = (id: string) => () => new ApiError('not-found', `No comment ${id}.`);
+
+/** PATCH answers that moved a comment to another page (they cost 2 more credits). */
+const migrated = new WeakSet<object>();
+
+/** The read's query with every default resolved from the page's settings. */
+function resolveQuery(q: ListParams, pageSize: number | null, defaultDirection: SortDirection | null): ListQuery {
+  if (q.page !== undefined && (q.limit !== undefined || q.skip !== undefined)) {
+    throw new ApiError('invalid-param', 'Use either precalculated paging (page) or flexible paging (limit and skip), not both.');
+  }
+  if (q.asTree && q.parentId === undefined) {
+    throw new ApiError('missing-param', 'Tree mode (asTree) needs parentId: the literal null for top-level comments.');
+  }
+  const size = Math.min(Math.max(pageSize ?? DEFAULT_PAGE_SIZE, 1), MAX_LIST_LIMIT);
+  return {
+    direction: q.direction ?? defaultDirection ?? SORT_DIRECTIONS.mostRelevant,
+    skip: q.page !== undefined ? q.page * size : (q.skip ?? 0),
+    limit: q.page !== undefined ? size : (q.limit ?? size),
+    parentId: q.parentId === undefined ? undefined : q.parentId === 'null' ? null : q.parentId,
+    asTree: q.asTree === true,
+    maxTreeDepth: q.maxTreeDepth ?? null,
+    limitChildren: q.limitChildren ?? null,
+    skipChildren: q.skipChildren ?? 0,
+    userId: q.userId,
+    fromDate: q.fromDate,
+    toDate: q.toDate,
+    hashTagKeys: (q.hashTag ?? []).map(hashTagKey).filter((k) => k !== ''),
+  };
+}
+
+async function listComments(req: RouteRequest<ListParams, undefined>): Promise<RawJson | Record<string, unknown>> {
+  const { app, tenantId, query: q } = req;
+  const urlId = q.urlId === undefined || q.urlId === '' ? null : q.urlId;
+  if (urlId === null && q.asTree) throw new ApiError('missing-url-id', 'Tree mode reads one page: give its urlId.');
+  const settings = await settingsOf(app, tenantId, urlId);
+  const query = resolveQuery(q, settings.pageSize, settings.defaultSortDirection);
+  const reader = q.contextUserId ? `u:${q.contextUserId}` : q.anonUserId ? `a:${q.anonUserId}` : null;
+  const blocked = reader === null ? [] : await app.system.ask(BlockKind, blockActorId(tenantId, reader), 'list', null);
+  let tail = liveIdFields(app.liveIds, tenantId, urlId);
+  if (q.contextUserId) tail += `,"userIdWS":${JSON.stringify(app.liveIds.userIdWS(tenantId, q.contextUserId))}`;
+  tail += `,"creditsCost":${query.asTree ? 2 : 1}`;
+  if (urlId === null) {
+    const comments = await app.system.ask(SiteKind, tenantId, 'searchComments', { query, voterKey: reader, blocked });
+    return new RawJson(`{"status":"success","comments":${JSON.stringify(comments)}${tail}}`);
+  }
+  const viewer = reader === null ? null : { voterKey: reader, blocked };
+  const key = JSON.stringify([query, viewer, tail]);
+  const json = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'list', { key, query, viewer, tail });
+  return new RawJson(json);
+}
+
+/** Comments: read, create, update, delete. Flags, blocks and votes have their own files. */
+export const commentRoutes = [
+  route<ListParams, undefined>({
+    method: 'GET',
+    path: '/api/v1/comments',
+    access: 'tenant',
+    query: LIST_QUERY,
+    credits: (req) => (req.query.asTree ? 2 : 1),
+    usage: (req) => (req.query.hashTag?.length ? { commentFetchCount: 1, hashTagSearch: 1 } : { commentFetchCount: 1 }),
+    handle: listComments,
+  }),
+
+  route<Record<string, unknown>, undefined>({
+    method: 'GET',
+    path: '/api/v1/comments/:id',
+    access: 'tenant',
+    params: COMMENT_ID_PARAM,
+    handle: async ({ app, tenantId, params }) => {
+      const id = params['id']!;
+      const comment = await pageLocator(app.system).ask('comment', tenantId, id, 'getComment', { commentId: id }, notFound(id));
+      return { comment };
+    },
+  }),
+
+  route<WriteQuery, CreateBody>({
+    method: 'POST',
+    path: '/api/v1/comments',
+    access: 'tenant',
+    query: WRITE_QUERY,
+    body: CREATE_BODY,
+    missingCodes: { urlId: 'missing-url-id' },
+    credits: (req) => (req.query.isLive ? 2 : 1),
+    usage: (req) => (req.body.parentId ? { commentCreateCount: 1 } : { commentCreateCount: 1, conversationCreateCount: 1 }),
+    handle: async ({ app, tenantId, query, body }) => {
+      const urlId = requireUrlId(body.urlId);
+      refuseCalculated(body);
+      checkText(body.comment);
+      if (body.date !== undefined) checkDate(body.date);
+      const input: NewCommentInput = {
+        url: body.url,
+        commenterName: checkName(body.commenterName),
+        commenterEmail: checkEmail(body.commenterEmail),
+        commenterLink: body.commenterLink ?? null,
+        comment: body.comment,
+        userId: body.userId || null,
+        avatarSrc: body.avatarSrc ?? null,
+        parentId: body.parentId || null,
+        pageTitle: body.pageTitle ?? null,
+        date: body.date ?? null,
+        localDateString: body.localDateString ?? null,
+        localDateHours: body.localDateHours ?? null,
+        locale: body.locale,
+        mentions: body.mentions ?? [],
+        hashTags: body.hashTags ?? [],
+        approved: body.approved ?? null,
+        reviewed: body.reviewed ?? null,
+        verified: body.verified ?? null,
+        isPinned: body.isPinned ?? null,
+        meta: body.meta ?? null,
+        moderationGroupIds: body.moderationGroupIds ?? null,
+        feedbackIds: body.feedbackIds ?? [],
+        rating: body.rating ?? null,
+        domain: body.domain ?? null,
+        poll: body.poll ?? null,
+      };
+      const settings = await settingsOf(app, tenantId, urlId);
+      const created = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'createComment', {
+        input,
+        settings,
+        isLive: query.isLive === true,
+        doSpamCheck: query.doSpamCheck === true,
+      });
+      pageLocator(app.system).remember('comment', tenantId, String(created.comment['_id']), urlId);
+      return { comment: created.comment, user: created.user };
+    },
+  }),
+
+  route<WriteQuery, Record<string, unknown>>({
+    method: 'PATCH',
+    path: '/api/v1/comments/:id',
+    access: 'tenant',
+    params: COMMENT_ID_PARAM,
+    query: WRITE_QUERY,
+    body: PATCH_BODY,
+    credits: (req, result) => (req.query.isLive ? 2 : 1) + (migrated.has(result) ? 2 : 0),
+    handle: async ({ app, tenantId, params, query, body }) => {
+      const id = params['id']!;
+      refuseCalculated(body);
+      if ('urlId' in body) requireUrlId(body['urlId'] as string);
+      if (typeof body['comment'] === 'string') checkText(body['comment']);
+      if (typeof body['commenterName'] === 'string') checkName(body['commenterName']);
+      if ('commenterEmail' in body) checkEmail(body['commenterEmail'] as string | null);
+      if (typeof body['date'] === 'number') checkDate(body['date']);
+      const locator = pageLocator(app.system);
+      const urlId = await locator.lookup('comment', tenantId, id);
+      if (urlId === undefined) throw notFound(id)();
+      const email = body['commenterEmail'];
+      const userIdForEmail =
+        typeof email === 'string' && email.trim() !== '' && !('userId' in body)
+          ? await app.system.ask(SiteKind, tenantId, 'userIdByEmail', { email })
+          : null;
+      const settings = await settingsOf(app, tenantId, urlId);
+      const isLive = query.isLive === true;
+      const result = await locator.ask('comment', tenantId, id, 'patchComment', { commentId: id, changes: body, settings, isLive, userIdForEmail }, notFound(id));
+      const answer = { comment: result.comment };
+      if (result.moved !== null) {
+        await app.system.ask(PageKind, pageActorId(tenantId, result.moved.urlId), 'adopt', { commentIds: result.moved.commentIds, isLive });
+        for (const moved of result.moved.commentIds) locator.remember('comment', tenantId, moved, result.moved.urlId);
+        migrated.add(answer);
+      }
+      return answer;
+    },
+  }),
+
+  route<WriteQuery, undefined>({
+    method: 'DELETE',
+    path: '/api/v1/comments/:id',
+    access: 'tenant',
+    params: COMMENT_ID_PARAM,
+    query: { type: 'object', properties: { isLive: bool, contextUserId: USER_ID } },
+    credits: (req) => (req.query.isLive ? 2 : 1),
+    handle: async ({ app, tenantId, params, query }) => {
+      const id = params['id']!;
+      await pageLocator(app.system).ask('comment', tenantId, id, 'deleteComment', { commentId: id, isLive: query.isLive === true }, notFound(id));
+      return { action: 'hard-removed' };
+    },
+  }),
+];

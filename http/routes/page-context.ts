@@ -1,0 +1,62 @@
+/**
+ * Helpers shared by the routes of pages, comments, votes and reactions: identities from the
+ * query, settings, and the live ids answers carry.
+ */
+import { LRUCache } from 'lru-cache';
+import type { LiveIds } from '../../actors/live/live-ids.js';
+import type { ActorRef } from '../../actors/page/protocol.js';
+import { TenantKind } from '../../actors/tenant/tenant-actor.js';
+import type { Settings } from '../../actors/tenant/widget-config.js';
+import { ApiError } from '../../engine/errors.js';
+import type { AppServices } from '../services.js';
+import type { Schema } from '../route.js';
+
+/** A string of at most `maxLength` characters. */
+export const text = (maxLength: number, minLength = 0): Schema => (minLength > 0 ? { type: 'string', minLength, maxLength } : { type: 'string', maxLength });
+export const nullableText = (maxLength: number): Schema => ({ type: ['string', 'null'], maxLength });
+
+/** Ids of users and anonymous sessions as callers send them. */
+export const USER_ID: Schema = text(256, 1);
+export const URL_ID: Schema = text(4096);
+export const COMMENT_ID_PARAM: Schema = { type: 'object', properties: { id: text(128, 1) }, required: ['id'] };
+
+/** The acting user of a request: `userId` wins over `anonUserId`; one of them is required. */
+export function actorRef(query: { userId?: string; anonUserId?: string }): ActorRef {
+  const userId = query.userId?.trim() || null;
+  const anonUserId = query.anonUserId?.trim() || null;
+  if (userId === null && anonUserId === null) throw new ApiError('missing-user-id');
+  return { userId, anonUserId: userId === null ? anonUserId : null };
+}
+
+/** A urlId that is not blank. */
+export function requireUrlId(urlId: string | undefined): string {
+  if (urlId === undefined || urlId.trim() === '') throw new ApiError('missing-url-id');
+  return urlId;
+}
+
+/** The effective widget settings of a page. */
+export function settingsOf(app: AppServices, tenantId: string, urlId: string | null): Promise<Settings> {
+  return app.system.ask(TenantKind, tenantId, 'settings', { urlId });
+}
+
+const tails = new WeakMap<LiveIds, LRUCache<string, string>>();
+
+/**
+ * `,"urlIdWS":"…","tenantIdWS":"…"` for a page: the live ids a read hands to widgets, as JSON
+ * fields ready to splice into an answer. Remembered, since every read of a page needs them.
+ */
+export function liveIdFields(liveIds: LiveIds, tenantId: string, urlId: string | null): string {
+  let cache = tails.get(liveIds);
+  if (cache === undefined) {
+    cache = new LRUCache<string, string>({ max: 10_000 });
+    tails.set(liveIds, cache);
+  }
+  const key = `${tenantId}\n${urlId ?? ''}`;
+  let fields = cache.get(key);
+  if (fields === undefined) {
+    fields = urlId === null ? '' : `,"urlIdWS":${JSON.stringify(liveIds.urlIdWS(tenantId, urlId))}`;
+    fields += `,"tenantIdWS":${JSON.stringify(liveIds.tenantIdWS(tenantId))}`;
+    cache.set(key, fields);
+  }
+  return fields;
+}

@@ -1,0 +1,101 @@
+import { pageLocator } from '../../actors/page/locator.js';
+import { actorKey, PageKind, pageActorId } from '../../actors/page/protocol.js';
+import { VOTE_DIRECTION } from '../../actors/page/vote-doc.js';
+import { ApiError } from '../../engine/errors.js';
+import { route, type Schema } from '../route.js';
+import { actorRef, requireUrlId, settingsOf, text, URL_ID, USER_ID } from './page-context.js';
+
+interface VoteParams {
+  commentId?: string;
+  direction?: string;
+  userId?: string;
+  anonUserId?: string;
+}
+
+const VOTE_FIELDS: Schema = { commentId: text(128), direction: text(16), userId: USER_ID, anonUserId: USER_ID };
+const VOTE_QUERY: Schema = { type: 'object', properties: VOTE_FIELDS };
+
+/**
+ * The vote's parameters, from the query or the body (the query wins field by field), checked
+ * in the order the API reports them.
+ */
+function voteParams(query: VoteParams, body: VoteParams) {
+  const merged: VoteParams = { ...body, ...query };
+  if (!merged.commentId) throw new ApiError('missing-comment-id');
+  const direction = merged.direction;
+  if (direction !== 'up' && direction !== 'down') throw new ApiError('invalid-direction', `The vote direction must be up or down, not ${JSON.stringify(direction ?? null)}.`);
+  return { commentId: merged.commentId, direction: VOTE_DIRECTION[direction], by: actorRef(merged) };
+}
+
+const invalidComment = (id: string) => () => new ApiError('invalid-comment-id', `No comment ${id}.`);
+
+/**
+ * Votes on comments. A user has at most one vote per comment: the same direction again is
+ * `duplicate`; the other direction replaces the earlier vote (a new vote id).
+ */
+export const voteRoutes = [
+  route<VoteParams, VoteParams>({
+    method: 'POST',
+    path: '/api/v1/votes',
+    access: 'tenant',
+    query: VOTE_QUERY,
+    body: { type: 'object', properties: VOTE_FIELDS },
+    usage: { voteCount: 1 },
+    handle: async ({ app, tenantId, query, body }) => {
+      const { commentId, direction, by } = voteParams(query, body);
+      const locator = pageLocator(app.system);
+      const urlId = await locator.urlIdOf('comment', tenantId, commentId);
+      if (urlId === undefined) throw invalidComment(commentId)();
+      const settings = await settingsOf(app, tenantId, urlId);
+      if (settings.disableVoting) throw new ApiError('voting-disabled');
+      if (by.userId === null && !settings.allowAnonVotes) throw new ApiError('login-required', 'This site does not take anonymous votes: give a userId.');
+      const { voteId } = await locator.ask('comment', tenantId, commentId, 'vote', { commentId, by, direction }, invalidComment(commentId));
+      locator.remember('vote', tenantId, voteId, urlId);
+      return { status: 'success', voteId, isVerified: true, user: { sessionId: null } };
+    },
+  }),
+
+  route<Record<string, unknown>, undefined>({
+    method: 'DELETE',
+    path: '/api/v1/votes/:id',
+    access: 'tenant',
+    params: { type: 'object', properties: { id: text(128, 1) }, required: ['id'] },
+    query: { type: 'object', properties: { editKey: text(256) } },
+    handle: async ({ app, tenantId, params }) => {
+      const id = params['id']!;
+      const locator = pageLocator(app.system);
+      const urlId = await locator.urlIdOf('vote', tenantId, id);
+      const missing = () => new ApiError('not-found', `No vote ${id}.`);
+      if (urlId === undefined) throw missing();
+      const settings = await settingsOf(app, tenantId, urlId);
+      if (settings.disableVoting) throw new ApiError('voting-disabled');
+      const { wasPendingVote } = await locator.ask('vote', tenantId, id, 'deleteVote', { voteId: id }, missing);
+      return { wasPendingVote };
+    },
+  }),
+
+  route<{ urlId: string }, undefined>({
+    method: 'GET',
+    path: '/api/v1/votes',
+    access: 'tenant',
+    query: { type: 'object', properties: { urlId: URL_ID }, required: ['urlId'] },
+    missingCodes: { urlId: 'missing-url-id' },
+    handle: async ({ app, tenantId, query }) => {
+      const urlId = requireUrlId(query.urlId);
+      return { ...(await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'listVotes', { voterKey: null })) };
+    },
+  }),
+
+  route<{ urlId: string; userId?: string; anonUserId?: string }, undefined>({
+    method: 'GET',
+    path: '/api/v1/votes/for-user',
+    access: 'tenant',
+    query: { type: 'object', properties: { urlId: URL_ID, userId: USER_ID, anonUserId: USER_ID }, required: ['urlId'] },
+    missingCodes: { urlId: 'missing-url-id' },
+    handle: async ({ app, tenantId, query }) => {
+      const urlId = requireUrlId(query.urlId);
+      const voterKey = actorKey(actorRef(query));
+      return { ...(await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'listVotes', { voterKey })) };
+    },
+  }),
+];

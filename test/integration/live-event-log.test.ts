@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { EVENT_LOG, EVENT_LOG_LIMITS } from '../../actors/live/event-log-model.js';
+import { EventLogKind, eventLogActorId, EventLogSweeperKind, SWEEPER_ID } from '../../actors/live/event-log-protocol.js';
+import { LIVE_EVENT_TYPES, type LiveEvent, pageTopic } from '../../actors/live/live-events.js';
+import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
+import { clock } from '../../engine/clock.js';
+import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { emit, subscribe, voteEvent } from '../unit/live/fixtures.js';
+
+interface Entry {
+  _id: string;
+  createdAt: string;
+  tenantId: string;
+  urlId: string;
+  broadcastId: string;
+  data: string;
+}
+
+interface LogAnswer {
+  status: string;
+  events: Entry[];
+}
+
+function seqs(answer: LogAnswer): number[] {
+  return answer.events.map((entry) => (JSON.parse(entry.data) as { seq: number }).seq);
+}
+
+for (const storage of storages()) {
+  describe(`event log on ${storage}`, () => {
+    let t: TestServer;
+    let other: ProvisionedTenant;
+    let tenantId: string;
+    const read = (query: Record<string, string | number>, tenant = tenantId, headers: Record<string, string> = {}) =>
+      t.api<LogAnswer>('GET', `/event-log/${encodeURIComponent(tenant)}`, { auth: 'none', query, headers });
+
+    before(async () => {
+      t = await startTestServer(storage);
+      other = await t.addTenant();
+      tenantId = t.tenant.tenantId;
+    });
+    after(async () => {
+      await t.destroy();
+    });
+
+    test('a subscriber that reconnects fetches what it missed, oldest first, from the last timestamp it saw', async () => {
+      const topic = pageTopic(tenantId, '/catch-up');
+      const client = await subscribe(t, tenantId, '/catch-up');
+      await emit(t, topic, [voteEvent(1, { timestamp: 100 })]);
+      const [seen] = await client.take(1);
+      client.close();
+      await client.closed;
+      await emit(t, topic, [voteEvent(2, { timestamp: 200 }), voteEvent(3, { timestamp: 200 })]);
+      await emit(t, topic, [voteEvent(4, { timestamp: 300 })]);
+
+      const lastSeen = (JSON.parse(seen!) as LiveEvent).timestamp;
+      const all = await read({ urlId: '/catch-up', startTime: lastSeen, endTime: 10_000 });
+      assert.equal(all.status, 200);
+      assert.equal(all.body.status, 'success');
+      assert.deepEqual(seqs(all.body), [1, 2, 3, 4], 'the start is inclusive: nothing sharing the last millisecond is skipped');
+      const first = all.body.events[0]!;
+      assert.equal(first.data, seen, 'the logged data is the websocket message');
+      assert.deepEqual(Object.keys(first).sort(), ['_id', 'broadcastId', 'createdAt', 'data', 'tenantId', 'urlId']);
+      assert.deepEqual([first.tenantId, first.urlId, first.broadcastId], [tenantId, '/catch-up', 'b1']);
+      assert.ok(!Number.isNaN(Date.parse(first.createdAt)));
+      assert.deepEqual(
+        all.body.events.map((e) => e._id),
+        all.body.events.map((e) => e._id).sort(),
+      );
+
+      assert.deepEqual(seqs((await read({ urlId: '/catch-up', startTime: 101, endTime: 200 })).body), [2, 3]);
+      assert.deepEqual(seqs((await read({ urlId: '/catch-up', startTime: 301 })).body), []);
+      assert.deepEqual(seqs((await read({ urlId: '/catch-up', startTime: 0 })).body), [1, 2, 3, 4], 'endTime is optional');
+    });
+
+    test('the widgets\' request forms are served with CORS; another tenant\'s ids get nothing; bad input is refused', async () => {
+      const ids = t.server.services.liveIds;
+      await emit(t, pageTopic(tenantId, '/forms'), [voteEvent(1, { timestamp: 50 })]);
+      const origin = { origin: 'https://blog.example.com' };
+      const plain = await read({ urlId: '/forms', startTime: 0 }, tenantId, origin);
+      assert.deepEqual(seqs(plain.body), [1]);
+      assert.equal(plain.headers.get('access-control-allow-origin'), 'https://blog.example.com');
+      assert.equal(plain.headers.get('access-control-allow-credentials'), 'true');
+
+      const slash = await t.api<LogAnswer>('GET', `/event-log/${tenantId}/`, { auth: 'none', query: { urlId: '/forms', startTime: 0 } });
+      assert.deepEqual(seqs(slash.body), [1], 'the browser widget adds a trailing slash');
+      assert.deepEqual(seqs((await read({ urlId: ids.urlIdWS(tenantId, '/forms'), startTime: 0 }, ids.tenantIdWS(tenantId))).body), [1]);
+      assert.deepEqual(seqs((await read({ urlId: '/forms', startTime: 0, userIdWS: ids.userIdWS(tenantId, 'alice') })).body), [1]);
+      assert.deepEqual(seqs((await read({ urlId: '/forms', startTime: 0, userIdWS: 'undefined' })).body), [1]);
+
+      assert.deepEqual(seqs((await read({ urlId: '/forms', startTime: 0 }, other.tenantId)).body), []);
+      assert.deepEqual(seqs((await read({ urlId: ids.urlIdWS(other.tenantId, '/forms'), startTime: 0 })).body), []);
+      assert.deepEqual(seqs((await read({ urlId: '/forms', startTime: 0 }, ids.tenantIdWS(other.tenantId))).body), []);
+      assert.deepEqual(seqs((await read({ urlId: '/forms', startTime: 0 }, 'no-such-tenant')).body), []);
+
+      const refusals: [Record<string, string | number>, number, string][] = [
+        [{ urlId: '/forms', startTime: 0, userIdWS: ids.userIdWS(other.tenantId, 'alice') }, 403, 'invalid-live-id'],
+        [{ urlId: '/forms', startTime: 0, userIdWS: 'forged' }, 403, 'invalid-live-id'],
+        [{ urlId: '/forms' }, 400, 'missing-param'],
+        [{ startTime: 0 }, 400, 'missing-param'],
+        [{ urlId: '/forms', startTime: 'yesterday' }, 400, 'invalid-param'],
+        [{ urlId: '/forms', startTime: -1 }, 400, 'invalid-param'],
+        [{ urlId: '/forms', startTime: 10, endTime: 9 }, 400, 'invalid-param'],
+        [{ urlId: '/forms', startTime: 0, since: 0 }, 400, 'unexpected-param'],
+      ];
+      for (const [query, status, code] of refusals) {
+        const r = await read(query, tenantId, origin);
+        assert.deepEqual([r.status, (r.body as unknown as Record<string, unknown>)['code']], [status, code], JSON.stringify(query));
+        assert.equal(r.headers.get('access-control-allow-origin'), 'https://blog.example.com');
+      }
+    });
+
+    test('logged events survive a restart, in order, with the same entries', async () => {
+      const topic = pageTopic(tenantId, '/durable');
+      for (let seq = 1; seq <= 20; seq++) await emit(t, topic, [voteEvent(seq)]);
+      const before = (await read({ urlId: '/durable', startTime: 0 })).body;
+      assert.deepEqual(seqs(before), Array.from({ length: 20 }, (_, i) => i + 1));
+      t = await t.restart();
+      const afterRestart = (await read({ urlId: '/durable', startTime: 0 })).body;
+      assert.deepEqual(afterRestart, before);
+    });
+
+    test('events published while the server shuts down are still logged', async () => {
+      await emit(t, pageTopic(tenantId, '/shutdown'), [voteEvent(1)]);
+      await t.server.services.system.shutdown(5000);
+      // As an actor whose write became durable during the shutdown drain would do.
+      t.server.services.bus.publish(pageTopic(tenantId, '/shutdown'), voteEvent(2));
+      t = await t.restart();
+      assert.deepEqual(seqs((await read({ urlId: '/shutdown', startTime: 0 })).body), [1, 2]);
+    });
+
+    test('events expire after 24 hours, and the sweeper drops them from pages gone quiet', async () => {
+      const { system, store } = t.server.services;
+      for (let seq = 1; seq <= 3; seq++) await emit(t, pageTopic(tenantId, '/quiet'), [voteEvent(seq)]);
+      assert.deepEqual(seqs((await read({ urlId: '/quiet', startTime: 0 })).body), [1, 2, 3]);
+      // A trim waits for the writes before it: after it, storage holds what memory holds.
+      await system.ask(EventLogKind, eventLogActorId(tenantId, '/quiet'), 'trim', null);
+      assert.equal(await store.count(EVENT_LOG, { tenantId, urlId: '/quiet' }), 3);
+
+      const restore = clock.set(() => Date.now() + EVENT_LOG_LIMITS.retentionMs + 60_000);
+      try {
+        assert.deepEqual(seqs((await read({ urlId: '/quiet', startTime: 0 })).body), [], 'expired events are not served');
+        const swept = await system.ask(EventLogSweeperKind, SWEEPER_ID, 'sweep', null);
+        assert.ok(swept.pages >= 1);
+        assert.equal(await store.count(EVENT_LOG, {}), 0, 'every page gone quiet was swept');
+      } finally {
+        restore();
+      }
+    });
+
+    test('presence updates are fanned out but not logged', async () => {
+      const client = await subscribe(t, tenantId, '/presence');
+      await emit(t, pageTopic(tenantId, '/presence'), [{ type: LIVE_EVENT_TYPES.presenceUpdate, timestamp: 1, uj: ['u1'] }, voteEvent(1)]);
+      assert.deepEqual((await client.take(2)).map((text) => (JSON.parse(text) as LiveEvent).type), [LIVE_EVENT_TYPES.presenceUpdate, LIVE_EVENT_TYPES.newVote]);
+      assert.deepEqual(seqs((await read({ urlId: '/presence', startTime: 0 })).body), [1]);
+      client.close();
+    });
+  });
+}
