@@ -75,7 +75,7 @@ export class EventLogActor extends Actor<EventLogProtocol> {
   #applyRetention(): void {
     const drop = entriesToDrop(this.#items, clock.now(), this.#limits);
     if (drop === 0) return;
-    for (let i = 0; i < drop; i++) this.remove(EVENT_LOG, this.#items[i]!.doc._id);
+    for (let i = 0; i < drop; i++) this.remove(EVENT_LOG, this.#items[i]!.id);
     this.#items = this.#items.slice(drop);
   }
 }

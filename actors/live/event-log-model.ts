@@ -6,13 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import type { CollectionSpec, Doc } from '../../storage/store.js';
 
+/** The collection of logged events, one document per event. */
 export const EVENT_LOG = 'eventLog';
 
+/**
+ * Found by page, newest first, for loading (the index carries `_id` so that no database sorts
+ * a page's log in memory), and by receipt time for sweeping.
+ */
 export const eventLogCollections: readonly CollectionSpec[] = [
   {
     name: EVENT_LOG,
     indexes: [
-      { name: 'by_page', fields: ['tenantId', 'urlId'] },
+      { name: 'by_page', fields: ['tenantId', 'urlId', '_id'] },
       { name: 'by_time', fields: ['at'] },
     ],
   },
@@ -53,9 +58,14 @@ export interface EventLogDoc extends Doc {
   data: string;
 }
 
-/** A logged event with its entry already serialised for answers. */
+/**
+ * A logged event as the actor keeps it: what retention and windows look at, and the entry
+ * already serialised for answers (the document itself is not kept: its `data` is in `json`).
+ */
 export interface LogItem {
-  readonly doc: EventLogDoc;
+  readonly id: string;
+  readonly at: number;
+  readonly timestamp: number;
   readonly json: string;
 }
 
@@ -91,11 +101,11 @@ export function entryJson(doc: EventLogDoc): string {
 }
 
 export function toItem(doc: EventLogDoc): LogItem {
-  return { doc, json: entryJson(doc) };
+  return { id: doc._id, at: doc.at, timestamp: doc.timestamp, json: entryJson(doc) };
 }
 
-function expired(doc: EventLogDoc, now: number, limits: EventLogLimits): boolean {
-  return doc.at < now - limits.retentionMs;
+function expired(item: LogItem, now: number, limits: EventLogLimits): boolean {
+  return item.at < now - limits.retentionMs;
 }
 
 /**
@@ -107,20 +117,20 @@ export function mergeEntries(items: readonly LogItem[], incoming: readonly Event
   const known = new Set<string>();
   const added: EventLogDoc[] = [];
   let sorted = true;
-  let last = items.length > 0 ? items[items.length - 1]!.doc._id : '';
+  let last = items.length > 0 ? items[items.length - 1]!.id : '';
   for (const doc of incoming) {
     if (known.has(doc._id)) continue;
     known.add(doc._id);
     if (doc._id <= last) {
       sorted = false;
-      if (items.some((item) => item.doc._id === doc._id)) continue;
+      if (items.some((item) => item.id === doc._id)) continue;
     } else {
       last = doc._id;
     }
     added.push(doc);
   }
   const merged = items.concat(added.map(toItem));
-  if (!sorted) merged.sort((a, b) => (a.doc._id < b.doc._id ? -1 : a.doc._id > b.doc._id ? 1 : 0));
+  if (!sorted) merged.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { items: merged, added };
 }
 
@@ -130,7 +140,7 @@ export function mergeEntries(items: readonly LogItem[], incoming: readonly Event
  */
 export function entriesToDrop(items: readonly LogItem[], now: number, limits: EventLogLimits): number {
   let drop = Math.max(0, items.length - limits.maxEventsPerPage);
-  while (drop < items.length && expired(items[drop]!.doc, now, limits)) drop++;
+  while (drop < items.length && expired(items[drop]!, now, limits)) drop++;
   return drop;
 }
 
@@ -141,8 +151,8 @@ export function entriesToDrop(items: readonly LogItem[], now: number, limits: Ev
  */
 export function windowJson(items: readonly LogItem[], startTime: number, endTime: number, now: number, limits: EventLogLimits): string {
   const parts: string[] = [];
-  for (const { doc, json } of items) {
-    if (doc.timestamp >= startTime && doc.timestamp <= endTime && !expired(doc, now, limits)) parts.push(json);
+  for (const item of items) {
+    if (item.timestamp >= startTime && item.timestamp <= endTime && !expired(item, now, limits)) parts.push(item.json);
   }
   return `[${parts.join(',')}]`;
 }

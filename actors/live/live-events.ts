@@ -58,7 +58,10 @@ export type LiveEventType = (typeof LIVE_EVENT_TYPES)[keyof typeof LIVE_EVENT_TY
 /** One live event; fields beyond `type` and `timestamp` depend on the type. */
 export interface LiveEvent {
   readonly type: LiveEventType;
-  /** Milliseconds since the epoch, when the change became durable. */
+  /**
+   * Milliseconds since the epoch, when the change became durable. The live fan-out sets it as it
+   * publishes, never decreasing along a topic, whatever the publisher put here.
+   */
   readonly timestamp: number;
   readonly ts?: number;
   readonly broadcastId?: string;

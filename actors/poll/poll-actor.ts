@@ -71,7 +71,10 @@ export class PollActor extends Actor<PollProtocol> {
   /** Votes corrected on loading (their urlId), stored with the next write. */
   #owed: PollVoteDoc[] = [];
   readonly #limit = new SlidingWindowLimit(ANON_VOTE_RATE_LIMIT.votes, ANON_VOTE_RATE_LIMIT.windowMs);
+  /** An announcement is on its way and has not yet been delivered. */
   #announcing = false;
+  /** A change was made that no announcement has yet picked up. */
+  #changedSinceAnnounce = false;
 
   override async onStart(): Promise<void> {
     const colon = this.id.indexOf(':');
@@ -164,10 +167,12 @@ export class PollActor extends Actor<PollProtocol> {
     this.#owed = [];
   }
 
-  #saveVote(vote: PollVoteDoc): void {
+  /** A new vote is inserted, so storage itself refuses an id that is somehow taken. */
+  #saveVote(vote: PollVoteDoc, isNew = false): void {
     this.#votes.set(vote._id, vote);
     this.#byVoter.set(voterKey(vote), vote);
-    this.put(C.pollVotes, vote);
+    if (isNew) this.insert(C.pollVotes, vote);
+    else this.put(C.pollVotes, vote);
   }
 
   #deleteVote(vote: PollVoteDoc): void {
@@ -189,28 +194,35 @@ export class PollActor extends Actor<PollProtocol> {
   /**
    * After a change: once everything written so far is durable, publish the poll to the page's
    * live subscribers and tell the page actor. The self-ask's reply is held by the output gate
-   * like any other, which is what makes it arrive after durability, in order.
+   * like any other, which is what makes it arrive after durability, in order. Until it has
+   * arrived no other is scheduled, and changes made meanwhile are announced by one more once it
+   * has: a hot poll announces once per storage commit, not once per vote.
    */
   #announce(): void {
+    this.#changedSinceAnnounce = true;
     if (this.#announcing) return;
     this.#announcing = true;
     const system = this.system;
     const tenantId = this.#tenantId;
     const commentId = this.#commentId;
+    const settled = () => {
+      this.#announcing = false;
+      if (this.#changedSinceAnnounce) this.#announce();
+    };
     system.ask(PollKind, this.id, 'announce', null, { timeoutMs: ANNOUNCE_TIMEOUT_MS }).then(
       (news) => {
-        if (news === null) return;
-        try {
-          system.tell(PageKind, pageActorId(tenantId, news.urlId), 'pollChanged', { commentId, poll: news.poll });
-        } catch (err) {
-          log.warn('poll-page-tell-failed', { tenantId, commentId, err });
+        if (news !== null) {
+          try {
+            system.tell(PageKind, pageActorId(tenantId, news.urlId), 'pollChanged', { commentId, poll: news.poll });
+          } catch (err) {
+            log.warn('poll-page-tell-failed', { tenantId, commentId, err });
+          }
         }
+        settled();
       },
       // The batch failed (the actor reloads: nothing to tell) or the mailbox refused the
-      // message; either way the next change must be able to schedule an announcement.
-      () => {
-        this.#announcing = false;
-      },
+      // message; either way later changes must be able to schedule an announcement.
+      settled,
     );
   }
 
@@ -312,7 +324,7 @@ export class PollActor extends Actor<PollProtocol> {
       );
       if (anonymous) this.#limit.record(message.rateKey, nowMs);
       if (outcome.changed) {
-        this.#saveVote(outcome.vote);
+        this.#saveVote(outcome.vote, existing === undefined);
         this.#savePoll(outcome.poll);
       }
       return { pollVote: pollVoteView(outcome.vote), poll: pollView(outcome.changed ? outcome.poll : this.#poll!) };
@@ -359,7 +371,7 @@ export class PollActor extends Actor<PollProtocol> {
     },
 
     announce: () => {
-      this.#announcing = false;
+      this.#changedSinceAnnounce = false;
       const poll = this.#poll ?? null;
       const urlId = poll?.urlId ?? this.#comment?.urlId;
       if (urlId === undefined || this.#commentDeleted) return null;

@@ -7,7 +7,7 @@
 /** Anonymous votes one address may cast in one poll per window. Documented in docs/polls.md. */
 export const ANON_VOTE_RATE_LIMIT = { votes: 30, windowMs: 60_000 } as const;
 
-/** Addresses tracked before stale ones are swept out. */
+/** Addresses tracked before stale ones are first swept out. */
 const SWEEP_AT = 4096;
 
 /** A sliding-window counter of hits per key. */
@@ -16,6 +16,8 @@ export class SlidingWindowLimit {
   readonly #windowMs: number;
   /** Per key, the times of its hits inside the window, oldest first. */
   readonly #hits = new Map<string, number[]>();
+  /** Size at which the next sweep runs: twice what a sweep left, so sweeping stays linear overall. */
+  #sweepAt = SWEEP_AT;
 
   constructor(max: number, windowMs: number) {
     this.#max = max;
@@ -34,7 +36,7 @@ export class SlidingWindowLimit {
   record(key: string, nowMs: number): void {
     let hits = this.#hits.get(key);
     if (hits === undefined) {
-      if (this.#hits.size >= SWEEP_AT) this.#sweep(nowMs);
+      if (this.#hits.size >= this.#sweepAt) this.#sweep(nowMs);
       hits = [];
       this.#hits.set(key, hits);
     }
@@ -58,5 +60,6 @@ export class SlidingWindowLimit {
       this.#prune(hits, nowMs);
       if (hits.length === 0) this.#hits.delete(key);
     }
+    this.#sweepAt = Math.max(SWEEP_AT, this.#hits.size * 2);
   }
 }

@@ -43,7 +43,10 @@ export class SiteActor extends Actor<SiteProtocol> {
       const docs = await this.store.find<CommentDoc>(COMMENTS, filter, { sort: SORTS[query.direction], skip: query.skip, limit: query.limit });
       const votes = new Map<string, VoteDoc>();
       if (voterKey !== null && docs.length > 0) {
-        const found = await this.store.find<VoteDoc>(VOTES, { tenantId: this.id, commentId: { $in: docs.map((d) => d._id) }, voterKey });
+        // Through the pages' index: votes are stored by page.
+        const urlIds = [...new Set(docs.map((d) => d.urlId))];
+        const ids = new Set(docs.map((d) => d._id));
+        const found = (await this.store.find<VoteDoc>(VOTES, { tenantId: this.id, urlId: { $in: urlIds }, voterKey })).filter((v) => ids.has(v.commentId));
         for (const vote of found) votes.set(vote.commentId, vote);
       }
       const out: Record<string, unknown>[] = [];

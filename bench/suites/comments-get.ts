@@ -10,6 +10,17 @@ import type { Suite, SuiteContext } from '../lib/suite.js';
 const URL_ID = 'bench-page';
 const COMMENTS = 500;
 const PATH = `/api/v1/comments?urlId=${URL_ID}`;
+/** Comments of everyday length (40 to 140 characters), some with markdown. */
+const TEXTS = [
+  'Great post, thanks for writing it up!',
+  'I had the same problem last week; restarting the router fixed it for me.',
+  'Not sure I agree with the second point, but the **first** one is spot on.',
+  'Could you share the config you used? I would like to try it at home.',
+  'This is exactly what I was looking for. Bookmarked.',
+  'The numbers in the third table look off to me: shouldn\'t the total be *higher* than that?',
+  'Thanks! Worked on the first try.',
+  'Any plans for a follow-up on how this scales past a few thousand users? Would love to read it.',
+];
 
 async function seed(server: ServerProcess): Promise<void> {
   for (let i = 0; i < COMMENTS; i += 25) {
@@ -21,7 +32,7 @@ async function seed(server: ServerProcess): Promise<void> {
           headers: { ...server.authHeaders, 'content-type': 'application/json' },
           body: JSON.stringify({
             commenterName: `Reader ${n % 40}`,
-            comment: `Comment number ${n}: a few **words** of text, with a link https://example.com/${n} and #bench.`,
+            comment: TEXTS[n % TEXTS.length]!,
             url: 'https://example.com/bench',
             urlId: URL_ID,
             locale: 'en_us',

@@ -2,7 +2,6 @@ import { EntryIds, EVENT_LOG, type EventLogDoc } from '../../actors/live/event-l
 import { EventLogKind, eventLogActorId } from '../../actors/live/event-log-protocol.js';
 import type { LiveEvent } from '../../actors/live/live-events.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
-import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { log } from '../../engine/log.js';
 import type { Store } from '../../storage/store.js';
@@ -10,11 +9,6 @@ import type { Store } from '../../storage/store.js';
 /** Attempts per batch before its entries are given up (logged). */
 const MAX_ATTEMPTS = 5;
 const RETRY_DELAY_MS = 1000;
-
-interface Retry {
-  readonly actorId: string;
-  readonly entries: EventLogDoc[];
-}
 
 /**
  * Feeds published page events to their pages' event-log actors. Entries get their ids here,
@@ -29,15 +23,16 @@ export class EventLogFeeder {
   #scheduled = false;
   #stopped = false;
   readonly #stranded: EventLogDoc[] = [];
-  readonly #retries = new Map<NodeJS.Timeout, Retry>();
+  /** Batches waiting to be retried, by their timer. */
+  readonly #retries = new Map<NodeJS.Timeout, EventLogDoc[]>();
 
   constructor(system: ActorSystem) {
     this.#system = system;
   }
 
-  /** Logs one event of a page, as `data` (its wire form). */
+  /** Logs one event of a page, as `data` (its wire form); its `timestamp` is when it was published. */
   add(tenantId: string, urlId: string, event: LiveEvent, data: string): void {
-    const { at, id } = this.#ids.next(clock.now());
+    const { at, id } = this.#ids.next(event.timestamp);
     const doc: EventLogDoc = {
       _id: id,
       tenantId,
@@ -70,9 +65,9 @@ export class EventLogFeeder {
   async stop(store: Store): Promise<void> {
     this.#stopped = true;
     this.#flush();
-    for (const [timer, retry] of this.#retries) {
+    for (const [timer, entries] of this.#retries) {
       clearTimeout(timer);
-      this.#stranded.push(...retry.entries);
+      this.#stranded.push(...entries);
     }
     this.#retries.clear();
     if (this.#stranded.length === 0) return;
@@ -111,7 +106,7 @@ export class EventLogFeeder {
         this.#send(actorId, entries, attempt + 1);
       }, RETRY_DELAY_MS * attempt);
       timer.unref();
-      this.#retries.set(timer, { actorId, entries });
+      this.#retries.set(timer, entries);
     });
   }
 }

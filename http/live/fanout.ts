@@ -17,18 +17,24 @@ export interface LiveTransport {
  * string to uWebSockets.js, which writes it to every socket subscribed to the topic. Page
  * events also go to the page's event log (presence updates excepted: clients never catch up
  * on them).
+ *
+ * Each event's `timestamp` is set here, to when it was published, never decreasing. Clients
+ * remember the newest `timestamp` they saw and, after a reconnect, ask the event log for
+ * everything from it: that misses nothing only if a topic's timestamps never go backwards
+ * along its stream. Stamps taken by the publishing actors could (two actors publish to a page:
+ * its page actor and its polls' actors; and clocks step back).
  */
 export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder): BusListener {
+  let lastStamp = 0;
   return (topic, published) => {
     const address = parseTopic(topic);
     if (address === undefined) return;
-    let event = published as LiveEvent;
-    if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
+    if (typeof published !== 'object' || published === null || typeof (published as LiveEvent).type !== 'string') {
       log.warn('live-event-invalid', { topic });
       return;
     }
-    // Clients track the newest `timestamp` they saw and catch up from it: every event needs one.
-    if (typeof event.timestamp !== 'number') event = { ...event, timestamp: clock.now() };
+    lastStamp = Math.max(clock.now(), lastStamp);
+    const event: LiveEvent = { ...(published as LiveEvent), timestamp: lastStamp };
     if (address.kind === 'user') {
       if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
       return;

@@ -23,7 +23,7 @@ export interface LiveChannels {
  * `http.onRequest`, which takes every path not claimed before it.
  */
 export function startLive(http: HttpServer, services: AppServices): LiveChannels {
-  http.live('/sub', subChannel(services.liveIds));
+  http.live('/sub', subChannel(services.liveIds, services.system));
   const feeder = new EventLogFeeder(services.system);
   const unlisten = services.bus.listen(liveFanout(http, feeder));
   const sweep = setInterval(() => services.system.tell(EventLogSweeperKind, SWEEPER_ID, 'sweep', null), SWEEP_INTERVAL_MS);

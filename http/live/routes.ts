@@ -1,6 +1,7 @@
 import { EventLogKind, eventLogActorId } from '../../actors/live/event-log-protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteResult, type Schema } from '../route.js';
+import { assertMayListen } from './page-access.js';
 import { isNoUser } from './sub-channel.js';
 
 interface EventLogQuery {
@@ -32,7 +33,8 @@ const TENANT_PARAM: Schema = {
  * whose `timestamp` is in [startTime, endTime], oldest first, for a widget catching up after a
  * reconnect. Public, like the events themselves. `tenantId` may also be the page's
  * `tenantIdWS` and `urlId` its `urlIdWS` (some official clients send those); ids of another
- * tenant name another page, whose log is empty. A given `userIdWS` must be this tenant's.
+ * tenant name another page, whose log is empty. A given `userIdWS` must be this tenant's, and
+ * pages that require single sign-on need one.
  */
 export const liveRoutes = [
   route<EventLogQuery, undefined>({
@@ -41,16 +43,20 @@ export const liveRoutes = [
     access: 'public',
     params: TENANT_PARAM,
     query: EVENT_LOG_QUERY,
+    missingCodes: { urlId: 'missing-url-id' },
     handle: async ({ app, params, query }) => {
       const given = params['tenantId']!;
       const tenantId = app.liveIds.tenantOf(given) ?? given;
       const urlId = app.liveIds.urlIdOf(tenantId, query.urlId) ?? query.urlId;
       const userIdWS = query.userIdWS;
-      if (userIdWS !== undefined && !isNoUser(userIdWS) && app.liveIds.userIdOf(tenantId, userIdWS) === undefined) {
-        throw new ApiError('invalid-live-id', 'userIdWS was not issued for this tenant.');
+      let userId: string | null = null;
+      if (userIdWS !== undefined && !isNoUser(userIdWS)) {
+        userId = app.liveIds.userIdOf(tenantId, userIdWS) ?? null;
+        if (userId === null) throw new ApiError('invalid-live-id', 'userIdWS was not issued for this tenant.');
       }
       const endTime = query.endTime ?? Number.MAX_SAFE_INTEGER;
       if (endTime < query.startTime) throw new ApiError('invalid-param', 'endTime must not be before startTime.');
+      await assertMayListen(app.system, tenantId, urlId, userId);
       const events = await app.system.ask(EventLogKind, eventLogActorId(tenantId, urlId), 'read', { startTime: query.startTime, endTime });
       return new RawJson(`{"status":"success","events":${events}}`);
     },

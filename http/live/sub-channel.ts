@@ -1,10 +1,12 @@
 import { pageTopic, userTopic } from '../../actors/live/live-events.js';
 import type { LiveIds } from '../../actors/live/live-ids.js';
+import type { ActorSystem } from '../../engine/actor-system.js';
 import { LIVE_PING, LIVE_PONG } from '../../actors/live/live-wire.js';
 import { ApiError } from '../../engine/errors.js';
 import { parseQuery, type Query } from '../query.js';
 import { errorReply } from '../respond.js';
 import type { LiveBehavior } from '../uws.js';
+import { assertMayListen } from './page-access.js';
 
 /** Limits of the `/sub` channel, documented in docs/live.md. */
 export const SUB_LIMITS = {
@@ -69,11 +71,12 @@ export function subscriptionFor(liveIds: LiveIds, query: Query): Subscription {
 }
 
 /**
- * The `/sub` websocket channel: upgrades only with valid ids (otherwise an `APIError` reply
- * with its HTTP status), subscribes the socket to its page's and user's topics, and answers
- * the client's keep-alive `ping` with `pong`. Any other client message is ignored.
+ * The `/sub` websocket channel: upgrades only with valid ids, and with a user's on pages that
+ * require single sign-on (otherwise an `APIError` reply with its HTTP status), subscribes the
+ * socket to its page's and user's topics, and answers the client's keep-alive `ping` with
+ * `pong`. Any other client message is ignored.
  */
-export function subChannel(liveIds: LiveIds): LiveBehavior<Subscription> {
+export function subChannel(liveIds: LiveIds, system: ActorSystem): LiveBehavior<Subscription> {
   return {
     maxBackpressure: SUB_LIMITS.maxBackpressureBytes,
     closeOnBackpressureLimit: true,
@@ -81,7 +84,9 @@ export function subChannel(liveIds: LiveIds): LiveBehavior<Subscription> {
     maxPayloadLength: SUB_LIMITS.maxMessageBytes,
     async upgrade(req) {
       try {
-        return { accept: subscriptionFor(liveIds, parseQuery(req.query)) };
+        const subscription = subscriptionFor(liveIds, parseQuery(req.query));
+        await assertMayListen(system, subscription.tenantId, subscription.urlId, subscription.userId);
+        return { accept: subscription };
       } catch (err) {
         return { refuse: errorReply(err) };
       }

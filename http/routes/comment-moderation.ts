@@ -12,7 +12,7 @@ interface UserQuery {
 }
 
 const USER_QUERY: Schema = { type: 'object', properties: { userId: USER_ID, anonUserId: USER_ID } };
-const BLOCK_BODY: Schema = { type: 'object', properties: { commentIdsToCheck: { type: 'array', items: text(128, 1), maxItems: 1000 } } };
+const BLOCK_BODY: Schema = { type: 'object', properties: { commentIdsToCheck: { type: 'array', items: text(128, 1), maxItems: 200 } } };
 const notFound = (id: string) => () => new ApiError('not-found', `No comment ${id}.`);
 
 async function flagSettings(app: AppServices, tenantId: string, commentId: string) {
@@ -23,9 +23,7 @@ async function flagSettings(app: AppServices, tenantId: string, commentId: strin
 
 /** The author key of a comment, refusing comments with no author to block. */
 async function authorOf(app: AppServices, tenantId: string, commentId: string): Promise<string> {
-  const authors = await pageLocator(app.system).ask('comment', tenantId, commentId, 'authors', { commentIds: [commentId] }, notFound(commentId));
-  const key = authors[commentId];
-  if (key === undefined) throw notFound(commentId)();
+  const key = await pageLocator(app.system).ask('comment', tenantId, commentId, 'author', { commentId }, notFound(commentId));
   if (key === null) throw new ApiError('cannot-block-anonymous');
   return key;
 }
@@ -37,9 +35,8 @@ async function statuses(app: AppServices, tenantId: string, ids: readonly string
   await Promise.all(
     [...new Set(ids)].map(async (id) => {
       try {
-        const authors = await locator.ask('comment', tenantId, id, 'authors', { commentIds: [id] }, notFound(id));
-        const key = authors[id];
-        out[id] = key != null && blocked.has(key);
+        const key = await locator.ask('comment', tenantId, id, 'author', { commentId: id }, notFound(id));
+        out[id] = key !== null && blocked.has(key);
       } catch (err) {
         if (!(err instanceof ApiError) || err.code !== 'not-found') throw err;
         out[id] = false;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pageTopic } from '../../actors/live/live-events.js';
+import { eventually } from '../fixtures/eventually.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { type Comment, getComment, inParallel, listComments, outcome, postComment, recordEvents } from './page-helpers.js';
 
@@ -33,7 +34,9 @@ for (const storage of storages()) {
       assert.equal(c.commentHTML, 'Hello <b>there</b> #Intro &lt;script&gt;x&lt;/script&gt;');
       assert.equal(c['date'], '2024-05-01T00:00:00.000Z');
       assert.deepEqual(c['hashTags'], [{ id: `${t.tenant.tenantId}:intro`, tag: '#Intro', url: null }]);
-      assert.deepEqual([c.votes, c.votesUp, c.votesDown, c.flagCount, c.approved, c.isSpam], [0, 0, 0, 0, true, false]);
+      assert.deepEqual([c.votes, c.votesUp, c.votesDown, c.flagCount, c.approved, c.verified], [0, 0, 0, 0, true, false]);
+      // Optional fields are left out while null, false or empty.
+      assert.deepEqual([c.isSpam, c.isLocked, c['commenterLink'], c['mentions']], [undefined, undefined, undefined, undefined]);
       assert.equal(r.body.user.username, 'Ann');
       assert.equal(c.userId, r.body.user.id);
       assert.equal(r.body['creditsCost' as never], 1);
@@ -251,11 +254,11 @@ for (const storage of storages()) {
       const spam = await postComment(t, urlId, { comment: 'best casino' }, { doSpamCheck: true });
       assert.deepEqual([spam.isSpam, spam.approved], [true, false]);
       const clean = await postComment(t, urlId, { comment: 'well shit', commenterEmail: 'r@example.com', commenterName: 'Rep' }, { doSpamCheck: true });
-      assert.deepEqual([clean.comment, clean.isSpam], ['well ****', false]);
+      assert.deepEqual([clean.comment, clean.isSpam === true], ['well ****', false]);
       const repeat = await postComment(t, urlId, { comment: 'WELL   shit', commenterEmail: 'r@example.com', commenterName: 'Rep' }, { doSpamCheck: true });
       assert.equal(repeat.isSpam, true);
       const unchecked = await postComment(t, urlId, { comment: 'casino' });
-      assert.equal(unchecked.isSpam, false);
+      assert.equal(unchecked.isSpam, undefined);
       assert.deepEqual((await listComments(t, { urlId, direction: 'OF' })).map((c) => c._id), [clean._id, unchecked._id]);
     });
 
@@ -272,6 +275,30 @@ for (const storage of storages()) {
         body: { commenterName: 'A', comment: 'x', url: 'u', urlId: '/no-polls', locale: 'en', poll: { question: 'Q', options: [{ label: 'a' }, { label: 'b' }] } },
       });
       assert.deepEqual(outcome(refused), [403, 'polls-disabled']);
+    });
+
+    test('a comment\'s poll follows it: locked with it, moved with it, deleted with it; votes show in the comment', async () => {
+      const c = await postComment(t, '/poll-life', { comment: 'poll', poll: { question: 'Which?', options: [{ label: 'One' }, { label: 'Two' }] } });
+      const optionId = (c['poll'] as { options: { id: string }[] }).options[0]!.id;
+      const vote = await t.api('POST', '/api/v1/poll-votes', { body: { commentId: c._id, optionId, anonUserId: 'pv1' } });
+      assert.equal(vote.status, 200, JSON.stringify(vote.body));
+
+      // The poll actor tells the page after its write is durable; the page then embeds the new counts.
+      await eventually(async () => ((await getComment(t, c._id))['poll'] as { totalVotes: number }).totalVotes === 1, 5000);
+
+      assert.equal((await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { isLocked: true } })).status, 200);
+      assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/polls/${c._id}`, { body: { question: 'Changed?' } })), [423, 'locked']);
+      assert.equal((await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { isLocked: false } })).status, 200);
+      assert.equal((await t.api('PATCH', `/api/v1/polls/${c._id}`, { body: { question: 'Changed?' } })).status, 200);
+
+      assert.equal((await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { urlId: '/poll-life-2' } })).status, 200);
+      const moved = await getComment(t, c._id);
+      assert.deepEqual([moved.urlId, (moved['poll'] as { question: string }).question], ['/poll-life-2', 'Changed?']);
+      assert.equal((await t.server.services.store.get('polls', c._id))?.['urlId'], '/poll-life-2');
+
+      assert.equal((await t.api('DELETE', `/api/v1/comments/${c._id}`)).status, 200);
+      assert.deepEqual(outcome(await t.api('GET', `/api/v1/polls/${c._id}`)), [404, 'poll-not-found']);
+      assert.equal(await t.server.services.store.get('polls', c._id), undefined);
     });
 
     test('one username, one email: concurrent claims have one winner', async () => {

@@ -77,7 +77,8 @@ for (const storage of storages()) {
       client.socket.send('something else');
       client.socket.send('ping');
       assert.deepEqual(await client.take(1), ['pong'], 'other messages are ignored');
-      client.close();
+      client.socket.send('x'.repeat(2000));
+      assert.notEqual(await client.closed, 1000, 'a message over the 1 KiB limit ends the connection');
     });
 
     test('events reach every subscriber once each, in commit order', async () => {
@@ -123,6 +124,7 @@ for (const storage of storages()) {
         [{ tenantIdWS: ids.tenantIdWS(other.tenantId), urlId: urlIdWS }, 403, 'invalid-live-id'],
         [{ tenantIdWS, urlId: urlIdWS, userIdWS: ids.userIdWS(other.tenantId, 'alice') }, 403, 'invalid-live-id'],
         [{ tenantIdWS, urlId: urlIdWS, userIdWS: 'alice' }, 403, 'invalid-live-id'],
+        [{ tenantIdWS: ids.tenantIdWS('no-such-tenant'), urlId: ids.urlIdWS('no-such-tenant', '/post/1') }, 401, 'invalid-tenant-id'],
       ];
       for (const [query, status, code] of cases) {
         const refused = await refusal(subUrl(t, query));
@@ -139,6 +141,26 @@ for (const storage of storages()) {
 
       const plain = await t.api('GET', '/sub', { auth: 'none', query: { tenantIdWS, urlId: urlIdWS } });
       assert.deepEqual([plain.status, plain.body['code']], [426, 'websocket-required']);
+    });
+
+    test('a page that requires single sign-on is only for connections with a user id, live and in the log', async () => {
+      const ids = t.server.services.liveIds;
+      assert.equal((await t.api('PUT', '/api/v1/widget-config', { query: { urlId: '/members' }, body: { requireSSO: true } })).status, 200);
+      const page = { tenantIdWS: ids.tenantIdWS(tenantId), urlId: ids.urlIdWS(tenantId, '/members') };
+      const refused = await refusal(subUrl(t, page));
+      assert.deepEqual([refused.status, refused.body['code']], [403, 'sso-required']);
+      const member = await LiveClient.connect(subUrl(t, { ...page, userIdWS: ids.userIdWS(tenantId, 'member-1') }));
+      await emit(t, pageTopic(tenantId, '/members'), [voteEvent(40)]);
+      assert.equal((await member.next())['seq'], 40);
+      member.close();
+
+      const anonymousLog = await t.api('GET', `/event-log/${tenantId}`, { auth: 'none', query: { urlId: '/members', startTime: 0 } });
+      assert.deepEqual([anonymousLog.status, anonymousLog.body['code']], [403, 'sso-required']);
+      const memberLog = await t.api<{ events: unknown[] }>('GET', `/event-log/${tenantId}`, { auth: 'none', query: { urlId: '/members', startTime: 0, userIdWS: ids.userIdWS(tenantId, 'member-1') } });
+      assert.equal(memberLog.body.events.length, 1);
+      // Other pages of the tenant are unaffected.
+      const open = await subscribe(t, tenantId, '/post/1');
+      open.close();
     });
 
     test('ids stay valid across a restart, and subscribers reconnect to the new server', async () => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { LIVE_EVENT_TYPES, type LiveEvent } from '../../actors/live/live-events.js';
 import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
-import { type LiveClient, subscribe } from '../unit/live/fixtures.js';
+import { LiveClient, subscribe, subUrl } from '../unit/live/fixtures.js';
 
 interface VoteEvent extends LiveEvent {
   vote: { _id: string; commentId: string; direction: number };
@@ -73,6 +73,18 @@ for (const storage of storages()) {
       const sentinel2 = await vote(otherTenants, 'reader-1', 'up', other);
       assert.equal((await nextVote(otherTenant)).vote._id, sentinel2.body.voteId);
       for (const client of [...readers, otherPage, otherTenant]) client.close();
+    });
+
+    test('a widget subscribes with the ids its comments read handed out, and sees votes live', async () => {
+      const commentId = await comment('/votes/widget');
+      const read = await t.api<{ urlIdWS: string; tenantIdWS: string; userIdWS: string }>('GET', '/api/v1/comments', { query: { urlId: '/votes/widget', contextUserId: 'alice' } });
+      assert.equal(read.status, 200);
+      const likes = await t.api<{ urlIdWS: string }>('GET', `/page-reacts/v1/likes/${tenantId}`, { auth: 'none', query: { urlId: '/votes/widget' } });
+      assert.equal(likes.body.urlIdWS, read.body.urlIdWS);
+      const widget = await LiveClient.connect(subUrl(t, { urlId: read.body.urlIdWS, userIdWS: read.body.userIdWS, tenantIdWS: read.body.tenantIdWS }));
+      const r = await vote(commentId, 'reader-w');
+      assert.equal((await nextVote(widget)).vote._id, r.body.voteId);
+      widget.close();
     });
 
     test('concurrent votes arrive in commit order, the same at every subscriber and in the event log; refused votes send nothing', async () => {

@@ -1,15 +1,13 @@
 /**
- * Helpers shared by the poll integration tests. Comments belong to the page actor: until its
- * comment endpoint exists, a comment (and its poll, built by `createPoll` in the same batch,
- * exactly as comment creation does) is written straight to storage before any actor of it is
- * active.
+ * Helpers shared by the poll integration tests. Comments are the page actor's: they are made,
+ * locked and deleted through the comment API, as clients do.
  */
+import assert from 'node:assert/strict';
 import { clock } from '../../engine/clock.js';
-import { newId } from '../../engine/ids.js';
-import { COMMENTS, type CommentDoc } from '../../actors/page/comment-doc.js';
-import { createPoll, POLL_COLLECTIONS, type PollDoc, type PollInput, type PollVoteDoc } from '../../actors/poll/poll-model.js';
+import { POLL_COLLECTIONS, type PollDoc, type PollInput, type PollVoteDoc } from '../../actors/poll/poll-model.js';
+import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
 import { UserKind, userActorId } from '../../actors/user/protocol.js';
-import type { Store, WriteOp } from '../../storage/store.js';
+import type { Store } from '../../storage/store.js';
 import type { TestServer } from '../fixtures/server.js';
 
 export interface PollView {
@@ -36,100 +34,44 @@ export interface PollVoteView {
 }
 
 export interface SeedOptions {
-  tenantId?: string;
+  /** Another tenant than the test server's first one. */
+  as?: ProvisionedTenant;
   urlId?: string;
   isLocked?: boolean;
+  /** Deleted after creation (with its poll, by the page). */
   isDeleted?: boolean;
   poll?: PollInput;
 }
 
-/**
- * A comment document as the page stores it (the fields of today's `CommentDoc`; built loosely
- * because that shape is the page's and still grows).
- */
-export function commentDoc(tenantId: string, urlId: string, overrides: Partial<CommentDoc> = {}): CommentDoc {
-  const now = new Date(clock.now()).toISOString();
-  const doc: Record<string, unknown> = {
-    _id: newId(clock.now()),
-    tenantId,
-    urlId,
-    url: `https://example.com${urlId}`,
-    pageTitle: null,
-    parentId: null,
-    comment: 'What do you think?',
-    commentHTML: '<p>What do you think?</p>',
-    commenterName: 'Asker',
-    commenterEmail: null,
-    commenterLink: null,
-    userId: null,
-    anonUserId: null,
-    avatarSrc: null,
-    date: now,
-    localDateString: null,
-    localDateHours: null,
-    votes: 0,
-    votesUp: 0,
-    votesDown: 0,
-    flagCount: 0,
-    reviewed: false,
-    approved: true,
-    isSpam: false,
-    permNotSpam: false,
-    isLocked: false,
-    isPinned: false,
-    isByAdmin: false,
-    isByModerator: false,
-    isBannedUser: false,
-    isDeleted: false,
-    isDeletedUser: false,
-    locale: null,
-    verified: false,
-    verifiedDate: null,
-    displayLabel: null,
-    hasLinks: false,
-    hasCode: false,
-    hasImages: false,
-    badges: null,
-    mentions: [],
-    hashTags: [],
-    hashTagKeys: [],
-    authorKey: null,
-    notificationSentForParent: false,
-    expireAt: null,
-    meta: null,
-    moderationGroupIds: null,
-    feedbackIds: [],
-    externalId: null,
-    externalParentId: null,
-    rating: null,
-    domain: null,
-    hasPoll: false,
-    ...overrides,
-  };
-  return doc as CommentDoc;
+/** Credentials of a tenant, as request headers. */
+export function credentials(tenant: ProvisionedTenant): Record<string, string> {
+  return { 'x-api-key': tenant.apiKey, 'x-tenant-id': tenant.tenantId };
 }
 
-/** Writes a comment (with its poll, if given, in the same batch); returns its id and poll. */
-export async function seedComment(store: Store, tenantId: string, options: SeedOptions = {}): Promise<{ commentId: string; poll?: PollDoc }> {
-  const comment = commentDoc(tenantId, options.urlId ?? '/poll-page', {
-    isLocked: options.isLocked ?? false,
-    isDeleted: options.isDeleted ?? false,
-    hasPoll: options.poll !== undefined,
+/** Creates a comment (with a poll, if given) through the API; returns its id and poll. */
+export async function seed(t: TestServer, options: SeedOptions = {}): Promise<{ commentId: string; poll?: PollView }> {
+  const headers = options.as === undefined ? {} : credentials(options.as);
+  const urlId = options.urlId ?? '/poll-page';
+  const created = await t.api<{ comment: { _id: string; poll?: PollView } }>('POST', '/api/v1/comments', {
+    headers,
+    body: {
+      commenterName: 'Asker',
+      comment: 'What do you think?',
+      url: `https://example.com${urlId}`,
+      urlId,
+      locale: 'en_us',
+      ...(options.poll === undefined ? {} : { poll: options.poll }),
+    },
   });
-  const ops: WriteOp[] = [{ op: 'insert', collection: COMMENTS, doc: comment }];
-  let poll: PollDoc | undefined;
-  if (options.poll !== undefined) {
-    const nowMs = clock.now();
-    poll = createPoll(options.poll, { tenantId, commentId: comment._id, urlId: comment.urlId, nowMs, newOptionId: () => newId(nowMs) });
-    ops.push({ op: 'insert', collection: POLL_COLLECTIONS.polls, doc: poll });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const commentId = created.body.comment._id;
+  if (options.isLocked) {
+    const locked = await t.api('PATCH', `/api/v1/comments/${commentId}`, { headers, body: { isLocked: true } });
+    assert.equal(locked.status, 200, JSON.stringify(locked.body));
   }
-  await store.commit(ops);
-  return poll === undefined ? { commentId: comment._id } : { commentId: comment._id, poll };
-}
-
-/** Seeds a comment on the test server's tenant. */
-export function seed(t: TestServer, options: SeedOptions = {}): Promise<{ commentId: string; poll?: PollDoc }> {
-  return seedComment(t.server.services.store, options.tenantId ?? t.tenant.tenantId, options);
+  if (options.isDeleted) assert.equal((await t.api('DELETE', `/api/v1/comments/${commentId}`, { headers })).status, 200);
+  const poll = created.body.comment.poll;
+  return poll === undefined ? { commentId } : { commentId, poll };
 }
 
 /** A poll input with `n` options labelled A, B, C... */

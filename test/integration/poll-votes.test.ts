@@ -4,7 +4,7 @@ import { clock } from '../../engine/clock.js';
 import { newId } from '../../engine/ids.js';
 import { POLL_COLLECTIONS, type PollVoteDoc } from '../../actors/poll/poll-model.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
-import { addUser, pollInput, type PollView, type PollVoteView, seed, seedComment, storedPoll, storedVotes } from './poll-fixture.js';
+import { addUser, pollInput, type PollView, type PollVoteView, seed, storedPoll, storedVotes } from './poll-fixture.js';
 
 type VoteBody = { pollVote: PollVoteView; poll: PollView };
 type ListBody = { pollVotes: PollVoteView[]; creditsCost: number };
@@ -61,7 +61,7 @@ for (const storage of storages()) {
       const { commentId, poll } = await seed(t, { urlId: '/refusals', poll: pollInput(2, { privacy: 1 }) });
       const optionId = poll!.options[0]!.id;
       const other = await t.addTenant();
-      const foreign = await seedComment(t.server.services.store, other.tenantId, { poll: pollInput(2) });
+      const foreign = await seed(t, { as: other, poll: pollInput(2) });
       const plain = await seed(t);
       const cases: [Record<string, unknown> | string, number, string][] = [
         [{ optionId, anonUserId: 'x' }, 400, 'missing-comment-id'],
@@ -295,7 +295,7 @@ for (const storage of storages()) {
 
     test("another tenant's vote id is unknown", async () => {
       const other = await t.addTenant();
-      const theirs = await seedComment(t.server.services.store, other.tenantId, { poll: pollInput(2, { privacy: 2 }) });
+      const theirs = await seed(t, { as: other, poll: pollInput(2, { privacy: 2 }) });
       const res = await fetch(`${t.url}/api/v1/poll-votes`, {
         method: 'POST',
         headers: { 'x-api-key': other.apiKey, 'x-tenant-id': other.tenantId, 'content-type': 'application/json' },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { clock } from '../../engine/clock.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
-import { pollInput, type PollView, seed, seedComment, storedPoll, storedVotes } from './poll-fixture.js';
+import { pollInput, type PollView, seed, storedPoll, storedVotes } from './poll-fixture.js';
 
 type PollBody = { poll: PollView };
 
@@ -30,7 +30,7 @@ for (const storage of storages()) {
       const plain = await seed(t);
       const deleted = await seed(t, { poll: pollInput(), isDeleted: true });
       const other = await t.addTenant();
-      const foreign = await seedComment(t.server.services.store, other.tenantId, { poll: pollInput() });
+      const foreign = await seed(t, { as: other, poll: pollInput() });
       for (const id of ['5f0000000000000000000000', plain.commentId, deleted.commentId, foreign.commentId]) {
         const miss = await t.api('GET', `/api/v1/polls/${id}`);
         assert.deepEqual([miss.status, miss.body['code']], [404, 'poll-not-found'], id);
@@ -211,7 +211,7 @@ for (const storage of storages()) {
 
     test('another tenant cannot read, change or delete a poll by its comment id', async () => {
       const other = await t.addTenant();
-      const { commentId } = await seedComment(t.server.services.store, other.tenantId, { poll: pollInput(2) });
+      const { commentId } = await seed(t, { as: other, poll: pollInput(2) });
       assert.equal((await t.api('GET', `/api/v1/polls/${commentId}`)).body['code'], 'poll-not-found');
       assert.equal((await t.api('PUT', `/api/v1/polls/${commentId}`, { body: pollInput(2) })).body['code'], 'not-found');
       assert.equal((await t.api('PATCH', `/api/v1/polls/${commentId}`, { body: { question: 'mine' } })).body['code'], 'poll-not-found');

@@ -18,7 +18,7 @@ function doc(id: string, at: number, timestamp = at): EventLogDoc {
 }
 
 function ids(items: readonly LogItem[]): string[] {
-  return items.map((item) => item.doc._id);
+  return items.map((item) => item.id);
 }
 
 describe('entry ids', () => {

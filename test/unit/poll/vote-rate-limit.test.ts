@@ -31,4 +31,15 @@ describe('sliding window limit', () => {
     limit.record('new', 5000);
     assert.equal(limit.size, 1);
   });
+
+  test('while every key is live, sweeps wait until the map has doubled', () => {
+    const limit = new SlidingWindowLimit(5, 60_000);
+    for (let i = 0; i < 4096; i++) limit.record(`live-${i}`, i);
+    limit.record('x', 5000);
+    assert.equal(limit.size, 4097, 'nothing was stale');
+    for (let i = 0; i < 4000; i++) limit.record(`more-${i}`, 6000);
+    assert.equal(limit.size, 8097, 'no sweep before 8194 keys');
+    for (let i = 0; i < 200; i++) limit.record(`late-${i}`, 65_000);
+    assert.ok(limit.size < 4400, `the sweep at 8194 keys dropped the expired ones (${limit.size} left)`);
+  });
 });
