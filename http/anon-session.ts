@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RouteRequest } from './route.js';
 
+/** Name of the anonymous session cookie. */
 export const ANON_COOKIE = 'fc_anon';
 const ID = /^[A-Za-z0-9_-]{22}$/;
 const MAX_AGE_S = 365 * 24 * 60 * 60;

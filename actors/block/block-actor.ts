@@ -3,6 +3,7 @@ import { clock } from '../../engine/clock.js';
 import type { CollectionSpec } from '../../storage/store.js';
 import { BLOCKS, type BlockDoc, type BlockProtocol } from './protocol.js';
 
+/** Blocks, indexed by blocker. */
 export const blockCollections: readonly CollectionSpec[] = [
   { name: BLOCKS, indexes: [{ name: 'by_blocker', fields: ['tenantId', 'blockerKey'] }] },
 ];

@@ -5,8 +5,10 @@
 import { defineKind } from '../../engine/actor.js';
 import type { Doc } from '../../storage/store.js';
 
+/** Collection of blocks. */
 export const BLOCKS = 'blocks';
 
+/** One author blocked by one reader. */
 export interface BlockDoc extends Doc {
   tenantId: string;
   blockerKey: string;
@@ -14,6 +16,7 @@ export interface BlockDoc extends Doc {
   createdAt: string;
 }
 
+/** Every message of a block actor. */
 export type BlockProtocol = {
   block: { in: { authorKey: string }; out: null };
   unblock: { in: { authorKey: string }; out: null };
@@ -21,8 +24,10 @@ export type BlockProtocol = {
   list: { in: null; out: string[] };
 };
 
+/** `blocks:<tenantId>:<blocker key>` */
 export const BlockKind = defineKind<BlockProtocol>('blocks');
 
+/** The id of a reader's block actor. */
 export function blockActorId(tenantId: string, blockerKey: string): string {
   return `${tenantId}:${blockerKey}`;
 }

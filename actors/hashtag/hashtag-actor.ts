@@ -5,6 +5,7 @@ import type { CollectionSpec } from '../../storage/store.js';
 import { HASH_TAG_MAX_LENGTH, HASH_TAG_PAGE_SIZE, HASH_TAGS, type HashTagDoc, hashTagId, hashTagKey } from './hashtag-model.js';
 import type { BulkResult, HashTagInput, HashTagProtocol } from './protocol.js';
 
+/** The hashtag actor's collection, indexed for listing by tag. */
 export const hashTagCollections: readonly CollectionSpec[] = [
   { name: HASH_TAGS, indexes: [{ name: 'by_tenant_tag', fields: ['tenantId', 'tag'] }] },
 ];

@@ -6,13 +6,17 @@
  */
 import type { Doc } from '../../storage/store.js';
 
+/** Collection of the tenants' hashtags. */
 export const HASH_TAGS = 'hashTags';
 
-/** Tags per page of `GET /api/v1/hash-tags`, and the most one bulk call creates. */
+/** Tags per page of `GET /api/v1/hash-tags`. */
 export const HASH_TAG_PAGE_SIZE = 100;
+/** The most tags one bulk call creates. */
 export const HASH_TAG_BULK_MAX = 100;
+/** Longest tag, in characters. */
 export const HASH_TAG_MAX_LENGTH = 100;
 
+/** One tag of one tenant. */
 export interface HashTagDoc extends Doc {
   tenantId: string;
   tag: string;

@@ -5,6 +5,7 @@
 import { defineKind } from '../../engine/actor.js';
 import type { HashTagDoc } from './hashtag-model.js';
 
+/** A tag to create. */
 export interface HashTagInput {
   readonly tag: string;
   readonly url?: string | null;
@@ -13,6 +14,7 @@ export interface HashTagInput {
 /** One result of a bulk create: the tag, or why it was refused. */
 export type BulkResult = { readonly hashTag: HashTagDoc } | { readonly error: { readonly code: string; readonly reason: string } };
 
+/** Every message of the hashtag actor. */
 export type HashTagProtocol = {
   /** One page (100 tags) ordered by tag. */
   list: { in: { page: number }; out: HashTagDoc[] };
@@ -25,4 +27,5 @@ export type HashTagProtocol = {
   ensure: { in: { tags: readonly string[] }; out: null };
 };
 
+/** `hashtags:<tenantId>` */
 export const HashTagKind = defineKind<HashTagProtocol>('hashtags');

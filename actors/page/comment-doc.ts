@@ -4,6 +4,7 @@
  */
 import type { Doc } from '../../storage/store.js';
 
+/** Collection of comments. */
 export const COMMENTS = 'comments';
 
 /** A hashtag entry of a comment (the API's `CommentUserHashTagInfo`). */
@@ -24,6 +25,7 @@ export interface CommentMention {
   readonly sent?: boolean;
 }
 
+/** A comment as stored. */
 export interface CommentDoc extends Doc {
   tenantId: string;
   urlId: string;

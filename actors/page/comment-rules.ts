@@ -10,6 +10,7 @@ import type { CommentHashTag } from './comment-doc.js';
 import { maskProfanity } from './profanity.js';
 import { renderComment, sanitizeHtml, type Rendered } from './render.js';
 
+/** Limits of comment fields, whatever the settings. */
 export const COMMENT_LIMITS = {
   nameMax: 200,
   emailMax: 254,
@@ -77,6 +78,7 @@ export function checkLength(text: string, settings: Settings): void {
   }
 }
 
+/** A comment's stored text and its HTML. */
 export interface PreparedText {
   readonly comment: string;
   readonly rendered: Rendered;

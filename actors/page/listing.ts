@@ -10,7 +10,9 @@
  */
 import type { CommentDoc } from './comment-doc.js';
 
+/** The API's `SortDirections`. */
 export const SORT_DIRECTIONS = { oldestFirst: 'OF', newestFirst: 'NF', mostRelevant: 'MR' } as const;
+/** `OF`, `NF` or `MR`. */
 export type SortDirection = (typeof SORT_DIRECTIONS)[keyof typeof SORT_DIRECTIONS];
 
 /** Comments per page in precalculated paging when the settings name none. */

@@ -18,6 +18,7 @@ import { NotOnThisPage, PageKind, pageActorId, type PageProtocol } from './proto
 import { VOTES } from './vote-doc.js';
 
 const COLLECTION_OF = { comment: COMMENTS, vote: VOTES, page: PAGES } as const;
+/** What can be located by global id: a comment, a vote, a page record. */
 export type LocatedKind = keyof typeof COLLECTION_OF;
 
 /** Lookups made before giving up: the remembered page, then storage, then storage again. */

@@ -33,7 +33,7 @@ import { PAGE_REACTS, REACT_KINDS, type ReactDoc, reactDocId } from './react-doc
 import { sanitizeHtml } from './render.js';
 import { maskProfanity } from './profanity.js';
 import { judgeSpam, repeatKey } from './spam.js';
-import { isApplied, publicVote, pubSubVote, VOTE_KINDS, type VoteDirection, type VoteDoc, VOTES } from './vote-doc.js';
+import { isApplied, publicVote, pubSubVote, VOTE_KINDS, type VoteDoc, VOTES } from './vote-doc.js';
 
 /** Serialised answers kept per page; the oldest goes first. */
 const ANSWER_CACHE_SIZE = 32;
@@ -1002,4 +1002,3 @@ function countsOf(doc: CommentDoc): { commentId: string; votes: number; votesUp:
   return { commentId: doc._id, votes: doc.votes, votesUp: doc.votesUp, votesDown: doc.votesDown };
 }
 
-export type { VoteDirection };

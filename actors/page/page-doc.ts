@@ -1,8 +1,10 @@
 /** The stored page: its metadata and calculated counts, kept by the page actor. */
 import type { Doc } from '../../storage/store.js';
 
+/** Collection of page records. */
 export const PAGES = 'pages';
 
+/** One page record: one per tenant and urlId. */
 export interface PageDoc extends Doc {
   tenantId: string;
   urlId: string;

@@ -11,6 +11,7 @@ function base(type: LiveEventType): { type: LiveEventType; timestamp: number; ts
   return { type, timestamp: now, ts: now, broadcastId: newId(now) };
 }
 
+/** Live event types about one comment. */
 export type CommentEventType = 'new-comment' | 'updated-comment' | 'deleted-comment';
 
 /** A comment appeared, changed, or left readers' view (deleted, moved away, or hidden by flags). */
@@ -23,6 +24,7 @@ export function threadStateEvent(comment: Record<string, unknown>, locked: boole
   return { ...base(LIVE_EVENT_TYPES.threadStateChange), comment, isClosed: locked };
 }
 
+/** A comment's vote counts, as vote events carry them. */
 export interface VoteCounts {
   readonly commentId: string;
   readonly votes: number;

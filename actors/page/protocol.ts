@@ -51,6 +51,7 @@ export interface NewCommentInput {
   readonly poll: PollInput | null;
 }
 
+/** `createComment`: the input, the page's settings and the request's options. */
 export interface CreateCommentRequest {
   readonly input: NewCommentInput;
   readonly settings: Settings;
@@ -68,6 +69,7 @@ export interface SessionUser {
   readonly isAnonSession: boolean;
 }
 
+/** What `POST /api/v1/comments` answers. */
 export interface CreatedComment {
   readonly comment: Record<string, unknown>;
   readonly user: SessionUser | null;
@@ -76,6 +78,7 @@ export interface CreatedComment {
 /** `UpdatableCommentParams` as validated by the route (only the fields given). */
 export type CommentChanges = Readonly<Record<string, unknown>>;
 
+/** `patchComment`: the changes, with what the route resolved for them. */
 export interface PatchCommentRequest {
   readonly commentId: string;
   readonly changes: CommentChanges;
@@ -85,18 +88,21 @@ export interface PatchCommentRequest {
   readonly userIdForEmail: string | null;
 }
 
+/** The updated comment, and where it went if it moved. */
 export interface PatchedComment {
   readonly comment: Record<string, unknown>;
   /** Set when the comment moved: the ids now on `movedTo`'s page, to be adopted there. */
   readonly moved: { readonly urlId: string; readonly commentIds: readonly string[] } | null;
 }
 
+/** The API's three vote lists (`GetVotesResponse`). */
 export interface VoteLists {
   readonly appliedAuthorizedVotes: Record<string, unknown>[];
   readonly appliedAnonymousVotes: Record<string, unknown>[];
   readonly pendingVotes: Record<string, unknown>[];
 }
 
+/** Who reacts: a signed-in user or an anonymous session. */
 export interface ReactUser {
   /** `u:<userId>` or `a:<anonymous id>`. */
   readonly key: string;
@@ -124,6 +130,7 @@ export interface ListViewer {
   readonly blocked: readonly string[];
 }
 
+/** Every message a page actor takes. */
 export type PageProtocol = {
   /**
    * Told (never asked) by a poll actor after a poll change is durable, so the comment objects
@@ -174,6 +181,7 @@ export type PageProtocol = {
   reactState: { in: { userKey: string | null; kind: ReactKind; reactId: string | null; recent: number }; out: ReactState };
 };
 
+/** `page:<tenantId>:<urlId>` */
 export const PageKind = defineKind<PageProtocol>('page');
 
 /** The id of a page actor (its key without the `page:` prefix). */

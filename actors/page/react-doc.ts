@@ -5,11 +5,15 @@
 import { createHash } from 'node:crypto';
 import type { Doc } from '../../storage/store.js';
 
+/** Collection of likes and reactions. */
 export const PAGE_REACTS = 'pageReacts';
 
+/** v1 likes and v2 reactions. */
 export const REACT_KINDS = { like: 'like', react: 'react' } as const;
+/** `like` or `react`. */
 export type ReactKind = (typeof REACT_KINDS)[keyof typeof REACT_KINDS];
 
+/** One user's like, or one reaction id of one user, on one page. */
 export interface ReactDoc extends Doc {
   tenantId: string;
   urlId: string;

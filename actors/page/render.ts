@@ -13,6 +13,7 @@
  * images, bare http(s) URLs as links, `- ` / `* ` and `1. ` lists, and line breaks.
  */
 
+/** HTML, and whether it has links, code or images. */
 export interface Rendered {
   readonly html: string;
   readonly hasLinks: boolean;
@@ -46,6 +47,7 @@ function codePoint(n: number, fallback: string): string {
   return Number.isInteger(n) && n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : fallback;
 }
 
+/** Where a URL is used: links may be mailto, images may be root-relative. */
 export type UrlUse = 'link' | 'image';
 
 /**

@@ -9,6 +9,7 @@
  */
 import type { SpamRule } from '../tenant/widget-config.js';
 
+/** The outcome of the spam checks of one comment. */
 export interface SpamVerdict {
   readonly isSpam: boolean;
   /** A `not-spam` rule matched: the comment is marked `permNotSpam`. */

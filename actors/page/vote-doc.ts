@@ -3,11 +3,14 @@
  */
 import type { Doc } from '../../storage/store.js';
 
+/** Collection of votes. */
 export const VOTES = 'votes';
 
 /** +1 up, -1 down. */
 export const VOTE_DIRECTION = { up: 1, down: -1 } as const;
+/** `up` or `down`, as the API names directions. */
 export type VoteDirectionName = keyof typeof VOTE_DIRECTION;
+/** 1 or -1, as votes store directions. */
 export type VoteDirection = (typeof VOTE_DIRECTION)[VoteDirectionName];
 
 /**
@@ -16,8 +19,10 @@ export type VoteDirection = (typeof VOTE_DIRECTION)[VoteDirectionName];
  * (not applied), and anonymous votes applied (anonymous commenting in widgets).
  */
 export const VOTE_KINDS = { authorized: 'authorized', pending: 'pending', anonymous: 'anonymous' } as const;
+/** `authorized`, `pending` or `anonymous`. */
 export type VoteKind = (typeof VOTE_KINDS)[keyof typeof VOTE_KINDS];
 
+/** One vote of one voter on one comment. */
 export interface VoteDoc extends Doc {
   tenantId: string;
   urlId: string;

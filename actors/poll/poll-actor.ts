@@ -70,7 +70,11 @@ export class PollActor extends Actor<PollProtocol> {
   #strays: string[] = [];
   /** Votes corrected on loading (their urlId), stored with the next write. */
   #owed: PollVoteDoc[] = [];
+  /** Storage holds an older form of the poll than memory (repaired on loading). */
+  #pollStale = false;
   readonly #limit = new SlidingWindowLimit(ANON_VOTE_RATE_LIMIT.votes, ANON_VOTE_RATE_LIMIT.windowMs);
+  /** Tells this activation's announcements from those of an earlier, reset one. */
+  readonly #activation = Symbol('poll-activation');
   /** An announcement is on its way and has not yet been delivered. */
   #announcing = false;
   /** A change was made that no announcement has yet picked up. */
@@ -85,18 +89,28 @@ export class PollActor extends Actor<PollProtocol> {
 
   async #load(): Promise<void> {
     await this.#loadComment();
+    const comment = this.#comment;
+    if (comment === undefined) this.#forgetPoll();
+    else await this.#loadPoll(comment.urlId);
+  }
+
+  #forgetPoll(): void {
     this.#poll = undefined;
     this.#votes.clear();
     this.#byVoter.clear();
     this.#strays = [];
     this.#owed = [];
-    const comment = this.#comment;
-    if (comment === undefined) return;
+    this.#pollStale = false;
+  }
+
+  /** Loads the poll and its votes as stored, placed on `urlId` (the comment's page). */
+  async #loadPoll(urlId: string): Promise<void> {
+    this.#forgetPoll();
     const stored = await this.store.get<PollDoc>(C.polls, this.#commentId);
     if (stored === undefined || stored.tenantId !== this.#tenantId) return;
     // The comment owns urlId: a move that reached the comment but not yet the poll (a crash in
     // between, or a page still writing it) is completed here.
-    const poll = stored.urlId === comment.urlId ? stored : { ...stored, urlId: comment.urlId };
+    const poll = stored.urlId === urlId ? stored : { ...stored, urlId };
     const votes = await this.store.find<PollVoteDoc>(C.pollVotes, { tenantId: this.#tenantId, commentId: this.#commentId });
     votes.sort(byAge);
     for (const found of votes) {
@@ -116,8 +130,9 @@ export class PollActor extends Actor<PollProtocol> {
       this.#byVoter.set(key, vote);
     }
     this.#poll = recount(poll, this.#votes.values());
-    if (this.#poll !== poll || this.#strays.length > 0) {
-      log.warn('poll-recounted', { key: this.key, strays: this.#strays.length, stored: poll.totalVotes, counted: this.#poll.totalVotes });
+    this.#pollStale = this.#poll !== stored || this.#strays.length > 0 || this.#owed.length > 0;
+    if (this.#poll.totalVotes !== stored.totalVotes || this.#strays.length > 0) {
+      log.warn('poll-recounted', { key: this.key, strays: this.#strays.length, stored: stored.totalVotes, counted: this.#poll.totalVotes });
     }
   }
 
@@ -165,6 +180,7 @@ export class PollActor extends Actor<PollProtocol> {
     for (const vote of this.#owed) if (this.#votes.get(vote._id) === vote) this.put(C.pollVotes, vote);
     this.#strays = [];
     this.#owed = [];
+    this.#pollStale = false;
   }
 
   /** A new vote is inserted, so storage itself refuses an id that is somehow taken. */
@@ -205,12 +221,8 @@ export class PollActor extends Actor<PollProtocol> {
     const system = this.system;
     const tenantId = this.#tenantId;
     const commentId = this.#commentId;
-    const settled = () => {
-      this.#announcing = false;
-      if (this.#changedSinceAnnounce) this.#announce();
-    };
     system.ask(PollKind, this.id, 'announce', null, { timeoutMs: ANNOUNCE_TIMEOUT_MS }).then(
-      (news) => {
+      ({ activation, news }) => {
         if (news !== null) {
           try {
             system.tell(PageKind, pageActorId(tenantId, news.urlId), 'pollChanged', { commentId, poll: news.poll });
@@ -218,17 +230,26 @@ export class PollActor extends Actor<PollProtocol> {
             log.warn('poll-page-tell-failed', { tenantId, commentId, err });
           }
         }
-        settled();
+        // Answered by a newer activation (this one was reset): that one announces its own changes.
+        if (activation !== this.#activation) return;
+        this.#announcing = false;
+        if (this.#changedSinceAnnounce) this.#announce();
       },
-      // The batch failed (the actor reloads: nothing to tell) or the mailbox refused the
-      // message; either way later changes must be able to schedule an announcement.
-      settled,
+      // The batch failed (the actor reloads from storage: nothing to tell), the mailbox refused
+      // the message, or the system is stopping. Never rescheduled from here, which could spin:
+      // the next change schedules the next announcement.
+      () => {
+        this.#announcing = false;
+      },
     );
   }
 
   readonly handlers: Handlers<PollProtocol> = {
     commentChanged: async ({ isLocked, urlId, deleted }) => {
       if (deleted) {
+        // The comment is already gone from storage, so a fresh activation did not load the poll:
+        // load it now (unless this activation removed it itself) to remove it with its votes.
+        if (this.#poll === undefined && !this.#removedPoll && !this.#commentDeleted) await this.#loadPoll(urlId);
         this.#commentDeleted = true;
         this.#comment = undefined;
         if (this.#poll !== undefined) this.#removePoll();
@@ -241,6 +262,9 @@ export class PollActor extends Actor<PollProtocol> {
       if (poll !== undefined && poll.urlId !== urlId) {
         for (const vote of [...this.#votes.values()]) this.#saveVote({ ...vote, urlId });
         this.#savePoll({ ...poll, urlId });
+      } else if (poll !== undefined && this.#pollStale) {
+        // Loading completed a move the page had made: store it now, not with some later vote.
+        this.#savePoll(poll);
       }
       return null;
     },
@@ -374,9 +398,9 @@ export class PollActor extends Actor<PollProtocol> {
       this.#changedSinceAnnounce = false;
       const poll = this.#poll ?? null;
       const urlId = poll?.urlId ?? this.#comment?.urlId;
-      if (urlId === undefined || this.#commentDeleted) return null;
+      if (urlId === undefined || this.#commentDeleted) return { activation: this.#activation, news: null };
       this.publish(pageTopic(this.#tenantId, urlId), pollUpdateEvent(this.#commentId, urlId, poll, clock.now()));
-      return { urlId, poll: poll === null ? null : pollView(poll) };
+      return { activation: this.#activation, news: { urlId, poll: poll === null ? null : pollView(poll) } };
     },
   };
 }

@@ -60,7 +60,15 @@ export type PollProtocol = {
    * once everything written before it is durable, with the poll as it then stands, which the
    * actor then tells the page. One is in flight at a time, so a burst of votes costs one.
    */
-  announce: { in: null; out: { urlId: string; poll: PollView | null } | null };
+  announce: {
+    in: null;
+    out: {
+      /** Which activation answered: only that one may follow up (an older one was reset). */
+      readonly activation: symbol;
+      /** What to tell the page, or null when there is no page to tell. */
+      readonly news: { readonly urlId: string; readonly poll: PollView | null } | null;
+    };
+  };
 };
 
 export const PollKind = defineKind<PollProtocol>('poll');

@@ -7,6 +7,7 @@ import { defineKind } from '../../engine/actor.js';
 import type { ListQuery } from '../page/listing.js';
 import type { PageDoc } from '../page/page-doc.js';
 
+/** A tenant-wide read of comments. */
 export interface SearchRequest {
   readonly query: ListQuery;
   /** `u:`/`a:` key of the reader, to tag their votes. */
@@ -14,6 +15,7 @@ export interface SearchRequest {
   readonly blocked: readonly string[];
 }
 
+/** Every message of the site actor. */
 export type SiteProtocol = {
   /** Every page record of the tenant, oldest first. */
   listPages: { in: null; out: PageDoc[] };
@@ -23,4 +25,5 @@ export type SiteProtocol = {
   userIdByEmail: { in: { email: string }; out: string | null };
 };
 
+/** `site:<tenantId>` */
 export const SiteKind = defineKind<SiteProtocol>('site');

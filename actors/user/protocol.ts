@@ -6,10 +6,13 @@
 import { defineKind } from '../../engine/actor.js';
 import type { Doc } from '../../storage/store.js';
 
+/** Collection of users. */
 export const USERS = 'users';
 
+/** How a user came to be: from a comment's email, single sign-on, or the tenant. */
 export type UserKindName = 'commenter' | 'sso' | 'tenant';
 
+/** A user as stored. */
 export interface UserDoc extends Doc {
   tenantId: string;
   kind: UserKindName;
@@ -48,6 +51,7 @@ export interface SsoUserFields {
   readonly isProfileActivityPrivate?: boolean | null;
 }
 
+/** Every message of a user actor. */
 export type UserProtocol = {
   /** The user, or null when this tenant has no user with this id. */
   get: { in: null; out: UserDoc | null };
@@ -57,6 +61,7 @@ export type UserProtocol = {
   upsertSso: { in: { fields: SsoUserFields }; out: UserDoc };
 };
 
+/** `user:<tenantId>:<userId>` */
 export const UserKind = defineKind<UserProtocol>('user');
 
 /** The id of a user actor (its key without the `user:` prefix). */
@@ -67,6 +72,7 @@ export function userActorId(tenantId: string, userId: string): string {
 /** Username claims: one per username per tenant, binding it to one email. */
 export const USERNAME_CLAIMS = 'usernameClaims';
 
+/** A username bound to an email, and the user it made. */
 export interface UsernameClaimDoc extends Doc {
   tenantId: string;
   username: string;
@@ -75,6 +81,7 @@ export interface UsernameClaimDoc extends Doc {
   createdAt: string;
 }
 
+/** Every message of a username actor. */
 export type UsernameProtocol = {
   /**
    * Binds the username to this email and creates its commenter user, or, when already bound
@@ -91,6 +98,7 @@ export function usernameKey(username: string): string {
   return username.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
+/** The id of a username's actor. */
 export function usernameActorId(tenantId: string, username: string): string {
   return `${tenantId}:${usernameKey(username)}`;
 }

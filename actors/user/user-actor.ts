@@ -4,6 +4,7 @@ import { ApiError } from '../../engine/errors.js';
 import type { CollectionSpec } from '../../storage/store.js';
 import { type SsoUserFields, type UserDoc, type UserProtocol, USERS, USERNAME_CLAIMS } from './protocol.js';
 
+/** Users (findable by email) and username claims. */
 export const userCollections: readonly CollectionSpec[] = [
   {
     name: USERS,

@@ -13,11 +13,14 @@ import type { Schema } from '../route.js';
 
 /** A string of at most `maxLength` characters. */
 export const text = (maxLength: number, minLength = 0): Schema => (minLength > 0 ? { type: 'string', minLength, maxLength } : { type: 'string', maxLength });
+/** A string of at most `maxLength` characters, or null. */
 export const nullableText = (maxLength: number): Schema => ({ type: ['string', 'null'], maxLength });
 
 /** Ids of users and anonymous sessions as callers send them. */
 export const USER_ID: Schema = text(256, 1);
+/** A urlId (any text; blank ones are refused by the routes with `missing-url-id`). */
 export const URL_ID: Schema = text(4096);
+/** The `:id` of comment paths. */
 export const COMMENT_ID_PARAM: Schema = { type: 'object', properties: { id: text(128, 1) }, required: ['id'] };
 
 /** The acting user of a request: `userId` wins over `anonUserId`; one of them is required. */

@@ -14,6 +14,7 @@ export const REACT_USERS_LOOKED_UP = 100;
 /** Longest reaction id a caller may choose. */
 export const REACT_ID_MAX = 36;
 
+/** `includeUserInfo`: leave private profiles out, or include them (API keys only). */
 export type UserInfoMode = 'public' | 'include-private';
 
 interface ReactQuery {

@@ -50,7 +50,6 @@ export const voteRoutes = [
       if (settings.disableVoting) throw new ApiError('voting-disabled');
       if (by.userId === null && !settings.allowAnonVotes) throw new ApiError('login-required', 'This site does not take anonymous votes: give a userId.');
       const { voteId } = await locator.ask('comment', tenantId, commentId, 'vote', { commentId, by, direction }, invalidComment(commentId));
-      locator.remember('vote', tenantId, voteId, urlId);
       return { status: 'success', voteId, isVerified: true, user: { sessionId: null } };
     },
   }),

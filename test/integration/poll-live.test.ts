@@ -154,10 +154,34 @@ for (const storage of storages()) {
       assert.equal((await vote(commentId, poll!.options[0]!.id, 'too-late')).body['code' as never], 'poll-not-found');
     });
 
-    test('a poll attached with PUT is embedded by the page, and so is its removal', async () => {
+    test('a poll whose actor is not active still follows its comment: moved, then deleted', async () => {
+      const { commentId, poll } = await seed(t, { urlId: '/cold-from', poll: pollInput(2, { privacy: 1 }) });
+      for (const voter of ['c1', 'c2', 'c3']) assert.equal((await vote(commentId, poll!.options[1]!.id, voter)).status, 200);
+      t = await t.restart();
+      const store = t.server.services.store;
+      const moved = await t.api('PATCH', `/api/v1/comments/${commentId}`, { body: { urlId: '/cold-to', url: 'https://example.com/cold-to' } });
+      assert.equal(moved.status, 200, JSON.stringify(moved.body));
+      assert.equal((await storedPoll(store, commentId))?.urlId, '/cold-to', 'stored by the move, not by some later vote');
+      assert.deepEqual((await storedVotes(store, t.tenant.tenantId, commentId)).map((v) => v.urlId), ['/cold-to', '/cold-to', '/cold-to']);
+
+      t = await t.restart();
+      assert.equal((await t.api('DELETE', `/api/v1/comments/${commentId}`)).status, 200);
+      assert.equal(await storedPoll(t.server.services.store, commentId), undefined);
+      assert.deepEqual(await storedVotes(t.server.services.store, t.tenant.tenantId, commentId), []);
+      assert.equal((await t.api('GET', `/api/v1/polls/${commentId}`)).body['code'], 'poll-not-found');
+    });
+
+    test('a poll attached with PUT is announced and embedded by the page, and so is its removal', async () => {
       const { commentId } = await seed(t, { urlId: '/attach' });
+      const reader = await subscribe(t, t.tenant.tenantId, '/attach');
       const put = await t.api<{ poll: PollView }>('PUT', `/api/v1/polls/${commentId}`, { body: pollInput(2) });
       assert.equal(put.status, 200);
+      try {
+        const attached = await nextPollUpdate(reader);
+        assert.deepEqual([attached.commentId, attached.poll], [commentId, { ...put.body.poll, resultsHidden: false }]);
+      } finally {
+        reader.close();
+      }
       const embedded = async () => (await t.api<{ comment: { poll?: PollView; hasPoll: boolean } }>('GET', `/api/v1/comments/${commentId}`)).body.comment;
       await eventually(async () => (await embedded()).poll !== undefined, 5000);
       assert.deepEqual((await embedded()).poll, put.body.poll);
