@@ -25,6 +25,9 @@ export function coalesce(ops: WriteOp[]): WriteOp[] {
   return kept.length === ops.length ? ops : kept.reverse();
 }
 
+/** A change to a view: set `key` to `value`, delete it (`value` undefined), or clear the view (`key` null). */
+type ViewChange = readonly [name: string, key: string | null, value: unknown];
+
 /** One queued message with its caller's settle functions. */
 export interface Envelope {
   readonly type: string;
@@ -92,9 +95,15 @@ export class ActorCell {
   #msgWrites = 0;
   #msgOpenWrites = 0;
   #msgEvents: [string, unknown][] | undefined;
+  #msgViews: ViewChange[] | undefined;
+
+  /** Published read views (name → key → value): snapshots of durable state, read without a message. */
+  readonly #views = new Map<string, Map<string, unknown>>();
   #msgUnconfirmed = false;
 
   #passivationRequested = false;
+  /** When a view read last refreshed this cell's recency (milliseconds). */
+  touchedAt = 0;
 
   constructor(key: string, id: string, kindName: string, create: ActorFactory<Protocol>, host: CellHost) {
     this.key = key;
@@ -191,6 +200,7 @@ export class ActorCell {
       await actor.onStart();
     } catch (err) {
       activation.alive = false;
+      this.#views.clear();
       throw err;
     }
     activation.starting = false;
@@ -200,7 +210,24 @@ export class ActorCell {
     this.#host.stats.activations++;
   }
 
+  /** An entry of a published view of this activation, or undefined. */
+  view(name: string, key: string): unknown {
+    return this.#views.get(name)?.get(key);
+  }
+
+  #applyView([name, key, value]: ViewChange): void {
+    if (key === null) {
+      this.#views.delete(name);
+      return;
+    }
+    let entries = this.#views.get(name);
+    if (entries === undefined) this.#views.set(name, (entries = new Map()));
+    if (value === undefined) entries.delete(key);
+    else entries.set(key, value);
+  }
+
   #retire(): void {
+    this.#views.clear();
     if (this.#activation) this.#activation.alive = false;
     this.#activation = undefined;
     this.#actor = undefined;
@@ -211,6 +238,7 @@ export class ActorCell {
     this.#msgWrites = 0;
     this.#msgOpenWrites = 0;
     this.#msgEvents = undefined;
+    this.#msgViews = undefined;
     this.#msgUnconfirmed = false;
     let result: unknown;
     let error: unknown;
@@ -226,7 +254,9 @@ export class ActorCell {
     }
     // Read back what the handler published (narrowing cannot see writes made through the activation).
     const events = this.#msgEvents as [string, unknown][] | undefined;
+    const views = this.#msgViews as ViewChange[] | undefined;
     this.#msgEvents = undefined;
+    this.#msgViews = undefined;
     if (!activation.alive) {
       // A commit failed while this handler awaited: the state it worked on is gone.
       env.reject(new ApiError('storage-unavailable'));
@@ -246,6 +276,7 @@ export class ActorCell {
     this.#hold(
       {
         deliver: () => {
+          if (views) for (const change of views) this.#applyView(change);
           if (events) for (const [topic, event] of events) bus.publish(topic, event);
           env.resolve(result);
         },
@@ -328,6 +359,12 @@ export class ActorCell {
         cell.#openOps.push(op);
         cell.#msgWrites++;
         cell.#msgOpenWrites++;
+      },
+      changeView(name: string, key: string | null, value: unknown, unconfirmed: boolean): void {
+        if (!activation.alive) throw new ApiError('storage-unavailable', 'The actor was reset after a storage failure.');
+        // While loading, state is what storage holds: durable, so it may be shown at once.
+        if (activation.starting || unconfirmed) cell.#applyView([name, key, value]);
+        else (cell.#msgViews ??= []).push([name, key, value]);
       },
       publish(topic: string, event: unknown): void {
         cell.#assertWritable(activation);

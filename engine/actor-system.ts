@@ -162,6 +162,27 @@ export class ActorSystem {
     });
   }
 
+  /**
+   * A published view of an active actor, read without a message; undefined when the actor is
+   * not active or has not published it. Counts as a use of the actor for passivation.
+   */
+  peek<P extends Protocol>(kind: ActorKind<P>, id: string, name: string, entry = ''): unknown {
+    const key = `${kind.name}:${id}`;
+    const cell = this.#cells.get(key);
+    if (cell === undefined) return undefined;
+    const value = cell.view(name, entry);
+    // Reads by view are uses too, but refreshing recency on every one would cost more than the
+    // read: once a second is plenty against an idle time of minutes.
+    if (value !== undefined) {
+      const now = Date.now();
+      if (now - cell.touchedAt >= 1000) {
+        cell.touchedAt = now;
+        this.#lru.get(key, { updateAgeOnGet: true });
+      }
+    }
+    return value;
+  }
+
   /** Sends a message without waiting; a failure is logged. */
   tell<P extends Protocol, K extends keyof P & string>(kind: ActorKind<P>, id: string, type: K, payload: P[K]['in']): void {
     this.ask(kind, id, type, payload).catch((err: unknown) => log.warn('tell-failed', { kind: kind.name, type, err }));

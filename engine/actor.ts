@@ -27,6 +27,12 @@ export interface ActorContext {
   write(op: WriteOp): void;
   /** Queues a live event; it is published only once the message's writes are durable. */
   publish(topic: string, event: unknown): void;
+  /**
+   * Changes a read view under the same rule as events (applied once everything before it is
+   * durable): sets `key` to `value`, deletes it when `value` is undefined, clears the whole view
+   * when `key` is null.
+   */
+  changeView(name: string, key: string | null, value: unknown, unconfirmed: boolean): void;
   /** Releases this message's reply without waiting for earlier writes (only if it wrote nothing). */
   allowUnconfirmed(): void;
   /** Makes everything buffered so far durable, then `ops` alone; throws DuplicateKeyError cleanly. */
@@ -92,6 +98,35 @@ export abstract class Actor<P extends Protocol> {
 
   protected publish(topic: string, event: unknown): void {
     this.#ctx.publish(topic, event);
+  }
+
+  /**
+   * Publishes `value` (immutable: never change it afterwards) as entry `key` of the view `name`,
+   * readable by anyone in the process with `system.peek` without sending a message. Like an
+   * event, it becomes visible only once every write made before it is durable, so a view never
+   * shows what could still be lost. Views vanish when the actor is passivated or reset: readers
+   * then fall back to asking.
+   */
+  protected setView(name: string, value: unknown, key = ''): void {
+    this.#ctx.changeView(name, key, value, false);
+  }
+
+  /**
+   * Like `setView`, but visible at once, before earlier writes are durable: for views whose
+   * readers may act on unconfirmed state, as a reply may after `allowUnconfirmed`.
+   */
+  protected setViewNow(name: string, value: unknown, key = ''): void {
+    this.#ctx.changeView(name, key, value, true);
+  }
+
+  /** Removes entry `key` of the view `name` (in order with other changes). */
+  protected deleteView(name: string, key = ''): void {
+    this.#ctx.changeView(name, key, undefined, false);
+  }
+
+  /** Removes every entry of the view `name` (in order with other changes). */
+  protected clearView(name: string): void {
+    this.#ctx.changeView(name, null, undefined, false);
   }
 
   protected allowUnconfirmed(): void {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const PROCESS_RANDOM = randomBytes(5);
 let counter = randomBytes(3).readUIntBE(0, 3);
@@ -24,4 +24,14 @@ export function newSecret(bytes = 32): string {
 /** The SHA-256 of a high-entropy secret, hex. Secrets are stored only in this form. */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
+}
+
+/**
+ * Whether `given` equals one of `known` (digests as bytes). Compares against every one, in
+ * constant time each, so the time taken reveals neither whether nor which one matched.
+ */
+export function matchesAnyDigest(known: readonly Buffer[], given: Buffer): boolean {
+  let found = false;
+  for (const digest of known) if (digest.length === given.length && timingSafeEqual(digest, given)) found = true;
+  return found;
 }

@@ -1,8 +1,10 @@
-import type { Scope } from '../actors/oauth/token-store.js';
-import { TenantKind } from '../actors/tenant/tenant-actor.js';
-import { ApiError } from '../engine/errors.js';
 import { LRUCache } from 'lru-cache';
-import { hashSecret } from '../engine/ids.js';
+import type { Scope } from '../actors/oauth/token-store.js';
+import { monthKey } from '../actors/tenant/ledger.js';
+import { type Admission, TENANT_VIEWS, TenantKind } from '../actors/tenant/tenant-actor.js';
+import { clock } from '../engine/clock.js';
+import { ApiError } from '../engine/errors.js';
+import { hashSecret, matchesAnyDigest } from '../engine/ids.js';
 import type { Query } from './query.js';
 import type { AppServices } from './services.js';
 import type { IncomingRequest } from './uws.js';
@@ -18,19 +20,36 @@ export interface AuthInfo {
 }
 
 const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const BEARER = /^Bearer[ \t]+(\S+)\s*$/i;
+const ALL_SCOPES: readonly Scope[] = Object.freeze(['read', 'write'] as const);
+
+interface KeyHash {
+  readonly hex: string;
+  readonly bytes: Buffer;
+}
 
 /** Hashes of recently presented keys, so a busy client's key is not hashed on every call. */
-const keyHashes = new LRUCache<string, string>({ max: 10_000 });
+const keyHashes = new LRUCache<string, KeyHash>({ max: 10_000 });
 
-function keyHash(key: string): string {
+function keyHash(key: string): KeyHash {
   let hash = keyHashes.get(key);
   if (hash === undefined) {
-    hash = hashSecret(key);
+    const hex = hashSecret(key);
+    hash = { hex, bytes: Buffer.from(hex, 'hex') };
     keyHashes.set(key, hash);
   }
   return hash;
 }
-const BEARER = /^Bearer[ \t]+(\S+)\s*$/i;
+
+let monthCache = { until: 0, month: 0 };
+
+function currentMonth(): number {
+  const now = clock.now();
+  if (now < monthCache.until && now >= monthCache.until - 1000) return monthCache.month;
+  const d = new Date(now);
+  monthCache = { until: now + 1000, month: monthKey(d.getUTCFullYear(), d.getUTCMonth() + 1) };
+  return monthCache.month;
+}
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -40,8 +59,11 @@ function single(value: string | string[] | undefined): string | undefined {
  * Verifies the credential in any of the three forms: `X-API-KEY` + `X-TENANT-ID` headers,
  * `API_KEY` + `tenantId` query, or `Authorization: Bearer`. Also checks the tenant's credit
  * allowance. A key is only ever checked against the keys of the tenant named with it.
+ *
+ * The common case, a known key of an active tenant, is answered synchronously from the tenant
+ * actor's published admission view; anything else asks the tenant actor.
  */
-export async function authenticate(req: IncomingRequest, query: Query, app: AppServices): Promise<AuthInfo> {
+export function authenticate(req: IncomingRequest, query: Query, app: AppServices): AuthInfo | Promise<AuthInfo> {
   const headerTenant = req.headers['x-tenant-id'];
   const queryTenant = single(query['tenantId']);
   if (headerTenant && queryTenant && headerTenant !== queryTenant) {
@@ -49,16 +71,7 @@ export async function authenticate(req: IncomingRequest, query: Query, app: AppS
   }
   const namedTenant = headerTenant || queryTenant;
   const bearer = req.headers['authorization'] ? BEARER.exec(req.headers['authorization']) : null;
-  if (bearer) {
-    const grant = await app.tokens.verify(bearer[1]!);
-    if (namedTenant && namedTenant !== grant.tenantId) throw new ApiError('tenant-id-mismatch');
-    const needed: Scope = req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'write';
-    if (!grant.scopes.includes(needed)) {
-      throw new ApiError('insufficient-scope', `This request needs the ${needed} scope.`);
-    }
-    await app.system.ask(TenantKind, grant.tenantId, 'admit', { keyHash: null });
-    return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId };
-  }
+  if (bearer) return authenticateToken(bearer[1]!, namedTenant, req.method, app);
   if (req.headers['authorization'] && !req.headers['x-api-key'] && query['API_KEY'] === undefined) {
     throw new ApiError('invalid-token', 'The Authorization header must be "Bearer <token>".');
   }
@@ -66,6 +79,24 @@ export async function authenticate(req: IncomingRequest, query: Query, app: AppS
   if (!key) throw new ApiError('missing-api-key');
   if (!namedTenant) throw new ApiError('missing-tenant-id');
   if (!TENANT_ID.test(namedTenant)) throw new ApiError('invalid-tenant-id');
-  await app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: keyHash(key) });
-  return { tenantId: namedTenant, credential: 'api-key', scopes: ['read', 'write'] };
+  const hash = keyHash(key);
+  const info: AuthInfo = { tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES };
+  const admission = app.system.peek(TenantKind, namedTenant, TENANT_VIEWS.admission) as Admission | undefined;
+  if (admission !== undefined && admission.month === currentMonth() && matchesAnyDigest(admission.keys, hash.bytes)) {
+    if (admission.remaining === null || admission.remaining - app.charges.pending(namedTenant) > 0) return info;
+  }
+  // Near the end of an allowance, the gathered charges reach the ledger ahead of this check.
+  if (app.charges.pending(namedTenant) !== 0) void app.charges.flush();
+  return app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: hash.hex }).then(() => info);
+}
+
+async function authenticateToken(token: string, namedTenant: string | undefined, method: string, app: AppServices): Promise<AuthInfo> {
+  const grant = await app.tokens.verify(token);
+  if (namedTenant && namedTenant !== grant.tenantId) throw new ApiError('tenant-id-mismatch');
+  const needed: Scope = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+  if (!grant.scopes.includes(needed)) {
+    throw new ApiError('insufficient-scope', `This request needs the ${needed} scope.`);
+  }
+  await app.system.ask(TenantKind, grant.tenantId, 'admit', { keyHash: null });
+  return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId };
 }

@@ -1,4 +1,3 @@
-import { TenantKind } from '../actors/tenant/tenant-actor.js';
 import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
 import { authenticate, type AuthInfo } from './auth.js';
@@ -72,53 +71,95 @@ function corsHeaders(req: IncomingRequest): Headers {
   ];
 }
 
+/** What a handler sees of a request. A class, not a literal with closures: one is made per call. */
+class CallRequest implements RouteRequest {
+  readonly method: Method;
+  readonly path: string;
+  readonly rawQuery: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly tenantId: string;
+  readonly #req: IncomingRequest;
+  readonly #replyHeaders: Headers;
+
+  constructor(
+    req: IncomingRequest,
+    readonly params: Readonly<Record<string, string>>,
+    readonly query: Record<string, unknown>,
+    readonly body: unknown,
+    readonly auth: AuthInfo | undefined,
+    readonly app: AppServices,
+    replyHeaders: Headers,
+  ) {
+    this.#req = req;
+    this.#replyHeaders = replyHeaders;
+    this.method = req.method as Method;
+    this.path = req.path;
+    this.rawQuery = req.query;
+    this.headers = req.headers;
+    this.tenantId = auth?.tenantId ?? '';
+  }
+
+  get ip(): string {
+    return this.#req.ip;
+  }
+
+  setHeader(name: string, value: string): void {
+    this.#replyHeaders.push([name, value]);
+  }
+}
+
+/** The request handler, and a way to wait for the requests it is still answering. */
+export interface Pipeline {
+  readonly handle: RequestHandler;
+  /** Resolves once no request is being answered (true), or after `timeoutMs` (false). */
+  settle(timeoutMs: number): Promise<boolean>;
+}
+
 /**
  * Builds the handler for every HTTP request: route, authenticate, validate, run, charge,
  * answer. Schemas are compiled here, once. Refused requests reach no actor beyond the
- * credential check, so they change nothing.
+ * credential check, so they change nothing. Nothing is awaited that is already at hand: a
+ * read answered from published views completes within the socket callback.
  */
-export function createPipeline(routes: readonly AnyRoute[], app: AppServices): RequestHandler {
+export function createPipeline(routes: readonly AnyRoute[], app: AppServices): Pipeline {
   const router = new Router<CompiledRoute>();
   for (const spec of routes) router.add(spec.method, spec.path, compileRoute(spec));
+  let inFlight = 0;
 
   async function run(route: CompiledRoute, req: IncomingRequest, params: Record<string, string>, res: Responder): Promise<void> {
     const spec = route.spec;
     const headers: Headers = spec.access === 'public' ? corsHeaders(req) : [];
     let auth: AuthInfo | undefined;
     let charge: CallCharge | undefined;
+    inFlight++;
     try {
       const query = parseQuery(req.query);
-      if (spec.access === 'tenant') auth = await authenticate(req, query, app);
+      if (spec.access === 'tenant') {
+        const authenticated = authenticate(req, query, app);
+        auth = authenticated instanceof Promise ? await authenticated : authenticated;
+      }
       route.checkParams?.(params);
       route.checkQuery(query);
       const body = parseBody(req, route);
-      const request: RouteRequest = {
-        method: req.method as Method,
-        path: req.path,
-        params,
-        query,
-        body,
-        headers: req.headers,
-        get ip() {
-          return req.ip;
-        },
-        auth,
-        tenantId: auth?.tenantId ?? '',
-        app,
-        setHeader: (name, value) => void headers.push([name, value]),
-      };
+      const request = new CallRequest(req, params, query, body, auth, app, headers);
       if (auth !== undefined) charge = beginCharge(app, auth.tenantId, spec, request);
-      let result = await spec.handle(request);
-      if (charge !== undefined) result = await charge.succeeded(result);
+      const handled = spec.handle(request);
+      let result = handled instanceof Promise ? await handled : handled;
+      if (charge !== undefined) {
+        const settled = charge.succeeded(result);
+        result = settled instanceof Promise ? await settled : settled;
+      }
       res.send(successReply(result, headers));
     } catch (err) {
       res.send(errorReply(err, headers));
       if (charge !== undefined) await charge.failed();
-      else if (auth !== undefined) app.system.tell(TenantKind, auth.tenantId, 'charge', { credits: 0, counts: { apiErrorCount: 1 }, at: clock.now() });
+      else if (auth !== undefined) app.charges.add(auth.tenantId, 0, { apiErrorCount: 1 }, clock.now(), false);
+    } finally {
+      inFlight--;
     }
   }
 
-  return (req, res) => {
+  const handle: RequestHandler = (req, res) => {
     let match;
     try {
       match = router.match(req.method, req.path);
@@ -151,4 +192,15 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): R
     }
     void run(match.value, req, match.params, res);
   };
+
+  async function settle(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (inFlight > 0) {
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return true;
+  }
+
+  return { handle, settle };
 }

@@ -30,6 +30,8 @@ export interface RouteRequest<Q = Record<string, unknown>, B = unknown> {
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
   readonly query: Q;
+  /** The query string as received (for caches keyed by it). */
+  readonly rawQuery: string;
   readonly body: B;
   readonly headers: Readonly<Record<string, string>>;
   readonly ip: string;

@@ -11,6 +11,7 @@ import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
 import type { Store } from '../storage/store.js';
 import { startLive } from './live/live-channels.js';
+import { ChargeBatcher } from './charge-batcher.js';
 import { createPipeline } from './pipeline.js';
 import { ROUTES } from './routes/index.js';
 import type { AppServices } from './services.js';
@@ -67,16 +68,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   registerActors(system);
   const liveIds = new LiveIds(await liveSecret(store));
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds };
+  const charges = new ChargeBatcher(system);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services);
-  http.onRequest(createPipeline(ROUTES, services));
+  const pipeline = createPipeline(ROUTES, services);
+  http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       http.stopListening();
+      // Requests under way finish, and their charges reach the ledger, before it closes.
+      if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
+      await charges.flush();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
       await live.stop();

@@ -1,5 +1,6 @@
 import type { LiveIds } from '../actors/live/live-ids.js';
 import type { TokenStore } from '../actors/oauth/token-store.js';
+import type { ChargeBatcher } from './charge-batcher.js';
 import type { ActorSystem } from '../engine/actor-system.js';
 import type { Config } from '../engine/config.js';
 import type { EventBus } from '../engine/event-bus.js';
@@ -14,4 +15,6 @@ export interface AppServices {
   readonly tokens: TokenStore;
   /** Makes and checks the opaque ids widgets subscribe to live events with. */
   readonly liveIds: LiveIds;
+  /** Gathers credit charges into one ledger message per tenant per turn. */
+  readonly charges: ChargeBatcher;
 }

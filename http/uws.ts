@@ -92,11 +92,6 @@ function statusLine(status: number): string {
 
 const decoder = new TextDecoder();
 
-/** Whether a response was answered or aborted: after either, its `res` must not be touched. */
-interface ResponseState {
-  aborted: boolean;
-  done: boolean;
-}
 
 /**
  * Whether the native binary loaded. The package's pure-JS fallback lacks header iteration,
@@ -118,6 +113,81 @@ const FALLBACK_HEADERS = [
   'user-agent',
 ] as const;
 const TOO_LARGE = JSON.stringify({ status: 'failed', code: 'body-too-large', reason: 'The request body is larger than the server accepts.' });
+
+function writeReply(res: uWS.HttpResponse, reply: Reply, closeConnection = false): void {
+  res.writeStatus(statusLine(reply.status));
+  res.writeHeader('content-type', 'application/json; charset=utf-8');
+  if (reply.headers) for (const [name, value] of reply.headers) res.writeHeader(name, value);
+  res.end(reply.body, closeConnection);
+}
+
+let collecting: Record<string, string> = {};
+function collectHeader(key: string, value: string): void {
+  collecting[key] = key in collecting ? `${collecting[key]}, ${value}` : value;
+}
+
+/**
+ * One request and its response: the request data copied out of uWebSockets.js, and the one
+ * way to answer it. One object per request, with its methods on the prototype, because this is
+ * the hottest allocation of the server.
+ */
+class Exchange implements IncomingRequest, Responder {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly headers: Readonly<Record<string, string>>;
+  body: Buffer | undefined = undefined;
+  aborted = false;
+  /** Answered: from then on `res` must not be touched. */
+  done = false;
+  /** Inside a uWebSockets.js callback, where writes are corked already. */
+  inCallback = true;
+  #ip: string | undefined;
+  readonly #res: uWS.HttpResponse;
+
+  constructor(res: uWS.HttpResponse, req: uWS.HttpRequest, method: string, trustProxy: boolean) {
+    this.#res = res;
+    this.method = method;
+    collecting = {};
+    if (NATIVE) {
+      req.forEach(collectHeader);
+    } else {
+      for (const name of FALLBACK_HEADERS) {
+        const value = req.getHeader(name);
+        if (value !== '') collecting[name] = value;
+      }
+    }
+    this.headers = collecting;
+    if (trustProxy) {
+      const forwarded = collecting['x-forwarded-for'];
+      if (forwarded) this.#ip = forwarded.split(',')[0]!.trim();
+    }
+    // The fallback's getUrl keeps the query string and its getQuery throws.
+    const url = req.getUrl();
+    const mark = NATIVE ? -1 : url.indexOf('?');
+    this.path = mark < 0 ? url : url.slice(0, mark);
+    this.query = NATIVE ? (req.getQuery() ?? '') : mark < 0 ? '' : url.slice(mark + 1);
+  }
+
+  /** Read on first use: a system call most requests never need. `res` stays valid until answered. */
+  get ip(): string {
+    this.#ip ??= NATIVE && !this.aborted && !this.done ? decoder.decode(this.#res.getRemoteAddressAsText()) : 'unknown';
+    return this.#ip;
+  }
+
+  send(reply: Reply): void {
+    if (this.aborted || this.done) return;
+    this.done = true;
+    if (this.inCallback) writeReply(this.#res, reply);
+    else this.#res.cork(() => writeReply(this.#res, reply));
+  }
+
+  /** Answers from inside a uWebSockets.js callback and closes the connection (the body is left unread). */
+  refuse(reply: Reply): void {
+    this.done = true;
+    this.#res.cork(() => writeReply(this.#res, reply, true));
+  }
+}
 
 /**
  * Throws unless uWebSockets.js loaded its native binary. The package silently falls back to
@@ -173,28 +243,26 @@ export class HttpServer {
       maxPayloadLength: behavior.maxPayloadLength,
       closeOnBackpressureLimit: behavior.closeOnBackpressureLimit ? 1 : 0,
       upgrade: (res, req, context) => {
-        const state: ResponseState = { aborted: false, done: false };
+        const method = (NATIVE ? req.getCaseSensitiveMethod() : req.getMethod()).toUpperCase();
+        const exchange = new Exchange(res, req, method, this.#options.trustProxy);
+        exchange.inCallback = false;
         res.onAborted(() => {
-          state.aborted = true;
+          exchange.aborted = true;
         });
-        const copied = this.#copy(res, req, state);
         const key = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
         const extensions = req.getHeader('sec-websocket-extensions');
-        behavior.upgrade(copied).then(
+        behavior.upgrade(exchange).then(
           (decision) => {
-            if (state.aborted) return;
-            state.done = true;
-            res.cork(() => {
-              if ('accept' in decision) res.upgrade({ data: decision.accept }, key, protocol, extensions, context);
-              else this.#write(res, decision.refuse);
-            });
+            if (exchange.aborted) return;
+            if ('refuse' in decision) {
+              exchange.send(decision.refuse);
+              return;
+            }
+            exchange.done = true;
+            res.cork(() => res.upgrade({ data: decision.accept }, key, protocol, extensions, context));
           },
-          () => {
-            if (state.aborted) return;
-            state.done = true;
-            res.cork(() => this.#write(res, { status: 500, body: '' }));
-          },
+          () => exchange.send({ status: 500, body: '' }),
         );
       },
       open: (ws) => behavior.open?.(wrap(ws)),
@@ -253,31 +321,30 @@ export class HttpServer {
 
   #accept(res: uWS.HttpResponse, req: uWS.HttpRequest, handler: RequestHandler): void {
     const method = (NATIVE ? req.getCaseSensitiveMethod() : req.getMethod()).toUpperCase();
-    const state: ResponseState = { aborted: false, done: false };
+    const exchange = new Exchange(res, req, method, this.#options.trustProxy);
     res.onAborted(() => {
-      state.aborted = true;
+      exchange.aborted = true;
     });
     if (method === 'GET' || method === 'HEAD') {
-      handler(this.#copy(res, req, state, method), this.#responder(res, state));
+      handler(exchange, exchange);
+      exchange.inCallback = false;
       return;
     }
     const declared = req.getHeader('content-length');
     const length = declared === '' ? -1 : Number(declared);
     if (length > this.#options.maxBodyBytes) {
-      state.done = true;
-      res.cork(() => this.#write(res, { status: 413, body: TOO_LARGE }, true));
+      exchange.refuse({ status: 413, body: TOO_LARGE });
       return;
     }
-    const head = this.#copy(res, req, state, method);
+    exchange.inCallback = false;
     const limit = this.#options.maxBodyBytes;
     let body: Buffer | undefined = length > 0 ? Buffer.allocUnsafe(length) : undefined;
     let size = 0;
     res.onData((chunk, isLast) => {
-      if (state.done) return;
+      if (exchange.done) return;
       const bytes = new Uint8Array(chunk);
       if (size + bytes.byteLength > limit) {
-        state.done = true;
-        res.cork(() => this.#write(res, { status: 413, body: TOO_LARGE }, true));
+        exchange.refuse({ status: 413, body: TOO_LARGE });
         return;
       }
       // The chunk is neutered when this callback returns, so its bytes are copied now.
@@ -289,64 +356,11 @@ export class HttpServer {
       body.set(bytes, size);
       size += bytes.byteLength;
       if (isLast) {
-        head.body = body.subarray(0, size);
-        handler(head, this.#responder(res, state));
+        exchange.body = body.subarray(0, size);
+        exchange.inCallback = true;
+        handler(exchange, exchange);
+        exchange.inCallback = false;
       }
     });
-  }
-
-  /** `state` is the response's: once it is answered or aborted, `res` may no longer be touched. */
-  #copy(res: uWS.HttpResponse, req: uWS.HttpRequest, state: ResponseState, method?: string): IncomingRequest & { body: Buffer | undefined } {
-    const headers: Record<string, string> = {};
-    if (NATIVE) {
-      req.forEach((key, value) => {
-        headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
-      });
-    } else {
-      for (const name of FALLBACK_HEADERS) {
-        const value = req.getHeader(name);
-        if (value !== '') headers[name] = value;
-      }
-    }
-    let ip: string | undefined;
-    if (this.#options.trustProxy) {
-      const forwarded = headers['x-forwarded-for'];
-      if (forwarded) ip = forwarded.split(',')[0]!.trim();
-    }
-    // The fallback's getUrl keeps the query string and its getQuery throws.
-    const url = req.getUrl();
-    const mark = NATIVE ? -1 : url.indexOf('?');
-    return {
-      method: method ?? (NATIVE ? req.getCaseSensitiveMethod() : req.getMethod()).toUpperCase(),
-      path: mark < 0 ? url : url.slice(0, mark),
-      query: NATIVE ? (req.getQuery() ?? '') : mark < 0 ? '' : url.slice(mark + 1),
-      headers,
-      // Unlike `req`, `res` stays valid across awaits until it is answered or aborted.
-      get ip() {
-        ip ??= NATIVE && !state.aborted && !state.done ? decoder.decode(res.getRemoteAddressAsText()) : 'unknown';
-        return ip;
-      },
-      body: undefined,
-    };
-  }
-
-  #responder(res: uWS.HttpResponse, state: ResponseState): Responder {
-    return {
-      get aborted() {
-        return state.aborted;
-      },
-      send: (reply) => {
-        if (state.aborted || state.done) return;
-        state.done = true;
-        res.cork(() => this.#write(res, reply));
-      },
-    };
-  }
-
-  #write(res: uWS.HttpResponse, reply: Reply, closeConnection = false): void {
-    res.writeStatus(statusLine(reply.status));
-    res.writeHeader('content-type', 'application/json; charset=utf-8');
-    if (reply.headers) for (const [name, value] of reply.headers) res.writeHeader(name, value);
-    res.end(reply.body, closeConnection);
   }
 }

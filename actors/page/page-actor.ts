@@ -23,6 +23,7 @@ import {
   type CreatedComment,
   type NewCommentInput,
   NotOnThisPage,
+  PAGE_VIEWS,
   PageKind,
   type PageProtocol,
   type ReactState,
@@ -196,8 +197,14 @@ export class PageActor extends Actor<PageProtocol> {
         };
       }
       const json = Buffer.from(`{"status":"success","comments":${listJson(source, query, view)}${tail}}`);
-      if (this.#answers.size >= ANSWER_CACHE_SIZE) this.#answers.delete(this.#answers.keys().next().value!);
+      if (this.#answers.size >= ANSWER_CACHE_SIZE) {
+        const oldest = this.#answers.keys().next().value!;
+        this.#answers.delete(oldest);
+        this.deleteView(PAGE_VIEWS.answers, oldest);
+      }
       this.#answers.set(key, json);
+      // Readers get it without a message once everything it shows is durable.
+      this.setView(PAGE_VIEWS.answers, json, key);
       return json;
     },
 
@@ -934,6 +941,7 @@ export class PageActor extends Actor<PageProtocol> {
   #touch(id: string): void {
     this.#json.delete(id);
     this.#answers.clear();
+    this.clearView(PAGE_VIEWS.answers);
     this.#sorted.delete('MR');
     this.#childIndex.delete('MR');
   }
@@ -942,6 +950,7 @@ export class PageActor extends Actor<PageProtocol> {
   #restructure(): void {
     this.#json.clear();
     this.#answers.clear();
+    this.clearView(PAGE_VIEWS.answers);
     this.#sorted.clear();
     this.#childIndex.clear();
   }

@@ -184,6 +184,12 @@ export type PageProtocol = {
 /** `page:<tenantId>:<urlId>` */
 export const PageKind = defineKind<PageProtocol>('page');
 
+/** Views the page actor publishes (read with `system.peek`). */
+export const PAGE_VIEWS = {
+  /** Serialised list answers (Buffer), keyed like the `list` message's `key`. */
+  answers: 'answers',
+} as const;
+
 /** The id of a page actor (its key without the `page:` prefix). */
 export function pageActorId(tenantId: string, urlId: string): string {
   return `${tenantId}:${urlId}`;

@@ -29,7 +29,8 @@ export interface UsageFilter {
 /** Day documents kept in memory before the oldest are dropped (they are all in storage). */
 const CACHED_DAYS = 64;
 
-function monthKey(year: number, month: number): number {
+/** A month as one number: year × 12 + month (1 to 12). */
+export function monthKey(year: number, month: number): number {
   return year * 12 + month;
 }
 
@@ -56,6 +57,18 @@ export class Ledger {
 
   get allowance(): Allowance | undefined {
     return this.#allowance;
+  }
+
+  /** The month (year × 12 + month) the allowance is tracked for. */
+  get month(): number {
+    return this.#month;
+  }
+
+  /** Credits left this month under a fixed-price package; null when nothing refuses calls. */
+  get remaining(): number | null {
+    const allowance = this.#allowance;
+    if (allowance === undefined || allowance.hasFlexPricing) return null;
+    return allowance.maxMonthlyAPICredits - this.#monthCredits;
   }
 
   /** The day document after a charge made at `at`; the caller stores it. */

@@ -2,8 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
-import { timingSafeEqual } from 'node:crypto';
-import { newId } from '../../engine/ids.js';
+import { matchesAnyDigest, newId } from '../../engine/ids.js';
 import type { Doc } from '../../storage/store.js';
 import { TENANT_COLLECTIONS as C } from './collections.js';
 import {
@@ -90,6 +89,25 @@ export type TenantProtocol = {
   deleteWidgetConfig: { in: { urlId: string | null }; out: null };
 };
 
+/**
+ * What the HTTP layer needs to admit a call without a message (the `admission` view): the
+ * tenant's key hashes and, under a fixed-price package, the credits left in `month`.
+ */
+export interface Admission {
+  readonly keys: readonly Buffer[];
+  /** The month (year × 12 + month) `remaining` is for. */
+  readonly month: number;
+  /** Credits left; null when the tenant is never refused for credits. */
+  readonly remaining: number | null;
+}
+
+/** Views the tenant actor publishes. */
+export const TENANT_VIEWS = {
+  admission: 'admission',
+  /** Effective settings, keyed by urlId ('' for the tenant's own). */
+  settings: 'settings',
+} as const;
+
 export type WidgetConfigView = {
   /** What is stored at the level asked for. */
   config: WidgetConfig;
@@ -107,6 +125,7 @@ export class TenantActor extends Actor<TenantProtocol> {
   #keyHashes: Buffer[] = [];
   #keysLoadedAt = 0;
   #ledger: Ledger | undefined;
+  #admission: Admission | undefined;
   readonly #domains = new Map<string, DomainConfigDoc>();
   #widgetTenant: WidgetConfig | undefined;
   readonly #widgetPages = new Map<string, WidgetConfig>();
@@ -144,15 +163,16 @@ export class TenantActor extends Actor<TenantProtocol> {
         if (!this.#knownKey(keyHash)) throw new ApiError('invalid-api-key');
       }
       const ledger = this.#ledger!;
-      if (await ledger.spent(clock.now())) {
-        throw new ApiError('credits-exhausted', undefined, { maxMonthlyAPICredits: ledger.allowance!.maxMonthlyAPICredits });
-      }
+      const spent = await ledger.spent(clock.now());
+      this.#publishAdmission();
+      if (spent) throw new ApiError('credits-exhausted', undefined, { maxMonthlyAPICredits: ledger.allowance!.maxMonthlyAPICredits });
       return { tenantId: this.id };
     },
 
     charge: async ({ credits, counts, at }) => {
       this.#requireTenant();
       this.put(C.dailyUsage, await this.#ledger!.record(credits, counts, at));
+      this.#publishAdmission();
       return null;
     },
 
@@ -219,7 +239,9 @@ export class TenantActor extends Actor<TenantProtocol> {
       // to storage may already apply to them.
       this.allowUnconfirmed();
       this.#requireTenant();
-      return effectiveSettings(this.#widgetTenant, urlId === null ? undefined : this.#widgetPages.get(urlId));
+      const settings = effectiveSettings(this.#widgetTenant, urlId === null ? undefined : this.#widgetPages.get(urlId));
+      this.setView(TENANT_VIEWS.settings, settings, urlId ?? '');
+      return settings;
     },
 
     verifySso: ({ message, hash }) => {
@@ -227,7 +249,7 @@ export class TenantActor extends Actor<TenantProtocol> {
       const tenant = this.#requireTenant();
       const expected = createHmac('sha256', tenant.apiSecret).update(message).digest();
       const given = /^[0-9a-fA-F]{64}$/.test(hash) ? Buffer.from(hash, 'hex') : Buffer.alloc(0);
-      return given.length === expected.length && timingSafeEqual(given, expected);
+      return matchesAnyDigest([expected], given);
     },
 
     readWidgetConfig: ({ urlId }) => {
@@ -237,6 +259,7 @@ export class TenantActor extends Actor<TenantProtocol> {
 
     writeWidgetConfig: ({ urlId, config, merge }) => {
       this.#requireTenant();
+      this.clearView(TENANT_VIEWS.settings);
       const current = (urlId === null ? this.#widgetTenant : this.#widgetPages.get(urlId)) ?? {};
       const next = merge ? { ...current, ...config } : { ...config };
       if (urlId === null) this.#widgetTenant = next;
@@ -254,6 +277,7 @@ export class TenantActor extends Actor<TenantProtocol> {
 
     deleteWidgetConfig: ({ urlId }) => {
       this.#requireTenant();
+      this.clearView(TENANT_VIEWS.settings);
       if (urlId === null) this.#widgetTenant = undefined;
       else if (!this.#widgetPages.delete(urlId)) throw new ApiError('not-found', 'This page has no configuration of its own.');
       this.remove(C.widgetConfigs, widgetConfigId(this.id, urlId));
@@ -292,11 +316,19 @@ export class TenantActor extends Actor<TenantProtocol> {
   }
 
   #knownKey(hash: string): boolean {
-    const given = Buffer.from(hash, 'hex');
-    let found = false;
-    // Compare against every key, so the time taken does not reveal which one matched.
-    for (const known of this.#keyHashes) if (known.length === given.length && timingSafeEqual(known, given)) found = true;
-    return found;
+    return matchesAnyDigest(this.#keyHashes, Buffer.from(hash, 'hex'));
+  }
+
+  /**
+   * Republishes the admission view when the keys or the credits left changed. At once, not
+   * after the ledger write: admission judges by the ledger in memory, as `admit` does.
+   */
+  #publishAdmission(): void {
+    const ledger = this.#ledger!;
+    const last = this.#admission;
+    if (last !== undefined && last.keys === this.#keyHashes && last.month === ledger.month && last.remaining === ledger.remaining) return;
+    this.#admission = { keys: this.#keyHashes, month: ledger.month, remaining: ledger.remaining };
+    this.setViewNow(TENANT_VIEWS.admission, this.#admission);
   }
 
   async #loadKeys(): Promise<void> {

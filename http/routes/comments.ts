@@ -2,11 +2,13 @@ import { BlockKind, blockActorId } from '../../actors/block/protocol.js';
 import { checkDate, checkEmail, checkName, checkText, refuseCalculated } from '../../actors/page/comment-rules.js';
 import { DEFAULT_PAGE_SIZE, type ListQuery, MAX_LIST_LIMIT, SORT_DIRECTIONS, type SortDirection } from '../../actors/page/listing.js';
 import { pageLocator } from '../../actors/page/locator.js';
-import { type NewCommentInput, PageKind, pageActorId } from '../../actors/page/protocol.js';
+import { type NewCommentInput, PAGE_VIEWS, PageKind, pageActorId } from '../../actors/page/protocol.js';
 import type { PollInput } from '../../actors/poll/poll-model.js';
 import { POLL_INPUT_SCHEMA } from '../../actors/poll/poll-model.js';
 import { hashTagKey } from '../../actors/hashtag/hashtag-model.js';
 import { SiteKind } from '../../actors/site/protocol.js';
+import { TENANT_VIEWS, TenantKind } from '../../actors/tenant/tenant-actor.js';
+import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
 import { COMMENT_ID_PARAM, liveIdFields, nullableText, requireUrlId, settingsOf, text, URL_ID, USER_ID } from './page-context.js';
@@ -232,23 +234,71 @@ function resolveQuery(q: ListParams, pageSize: number | null, defaultDirection: 
   };
 }
 
-async function listComments(req: RouteRequest<ListParams, undefined>): Promise<RawJson | Record<string, unknown>> {
+/**
+ * The fast path of a list read: a reader-independent page whose answer the page actor has
+ * published (the answer to the same query since the page last changed, durable), found without
+ * a message. Undefined when any piece is not at hand.
+ */
+function readyList(req: RouteRequest<ListParams, undefined>, urlId: string): RawJson | undefined {
+  const { app, tenantId } = req;
+  const settings = app.system.peek(TenantKind, tenantId, TENANT_VIEWS.settings, urlId) as Settings | undefined;
+  if (settings === undefined) return undefined;
+  const key = readyKey(req, urlId, settings);
+  const ready = app.system.peek(PageKind, pageActorId(tenantId, urlId), PAGE_VIEWS.answers, key) as Buffer | undefined;
+  return ready === undefined ? undefined : new RawJson(ready);
+}
+
+/**
+ * List keys by query string, per settings object: a settings object belongs to one tenant's
+ * page and is replaced when the settings change, so a remembered key can never be stale.
+ */
+const readyKeys = new WeakMap<Settings, Map<string, string>>();
+
+function readyKey(req: RouteRequest<ListParams, undefined>, urlId: string, settings: Settings): string {
+  let keys = readyKeys.get(settings);
+  if (keys === undefined) readyKeys.set(settings, (keys = new Map()));
+  let key = keys.get(req.rawQuery);
+  if (key === undefined) {
+    const query = resolveQuery(req.query, settings.pageSize, settings.defaultSortDirection);
+    key = listKey(query, null, listTail(req, urlId, query.asTree));
+    if (keys.size >= 256) keys.clear();
+    keys.set(req.rawQuery, key);
+  }
+  return key;
+}
+
+/** What follows the comments in a list answer: live ids and the cost. */
+function listTail(req: RouteRequest<ListParams, undefined>, urlId: string | null, asTree: boolean): string {
   const { app, tenantId, query: q } = req;
-  const urlId = q.urlId === undefined || q.urlId === '' ? null : q.urlId;
-  if (urlId === null && q.asTree) throw new ApiError('missing-url-id', 'Tree mode reads one page: give its urlId.');
-  const settings = await settingsOf(app, tenantId, urlId);
-  const query = resolveQuery(q, settings.pageSize, settings.defaultSortDirection);
-  const reader = q.contextUserId ? `u:${q.contextUserId}` : q.anonUserId ? `a:${q.anonUserId}` : null;
-  const blocked = reader === null ? [] : await app.system.ask(BlockKind, blockActorId(tenantId, reader), 'list', null);
   let tail = liveIdFields(app.liveIds, tenantId, urlId);
   if (q.contextUserId) tail += `,"userIdWS":${JSON.stringify(app.liveIds.userIdWS(tenantId, q.contextUserId))}`;
-  tail += `,"creditsCost":${query.asTree ? 2 : 1}`;
+  return tail + `,"creditsCost":${asTree ? 2 : 1}`;
+}
+
+function listKey(query: unknown, viewer: unknown, tail: string): string {
+  return JSON.stringify([query, viewer, tail]);
+}
+
+function listComments(req: RouteRequest<ListParams, undefined>): RawJson | Promise<RawJson> {
+  const q = req.query;
+  const urlId = q.urlId === undefined || q.urlId === '' ? null : q.urlId;
+  if (urlId === null && q.asTree) throw new ApiError('missing-url-id', 'Tree mode reads one page: give its urlId.');
+  const reader = q.contextUserId ? `u:${q.contextUserId}` : q.anonUserId ? `a:${q.anonUserId}` : null;
+  return (urlId !== null && reader === null ? readyList(req, urlId) : undefined) ?? askList(req, urlId, reader);
+}
+
+async function askList(req: RouteRequest<ListParams, undefined>, urlId: string | null, reader: string | null): Promise<RawJson> {
+  const { app, tenantId, query: q } = req;
+  const settings = await settingsOf(app, tenantId, urlId);
+  const query = resolveQuery(q, settings.pageSize, settings.defaultSortDirection);
+  const blocked = reader === null ? [] : await app.system.ask(BlockKind, blockActorId(tenantId, reader), 'list', null);
+  const tail = listTail(req, urlId, query.asTree);
   if (urlId === null) {
     const comments = await app.system.ask(SiteKind, tenantId, 'searchComments', { query, voterKey: reader, blocked });
     return new RawJson(`{"status":"success","comments":${JSON.stringify(comments)}${tail}}`);
   }
   const viewer = reader === null ? null : { voterKey: reader, blocked };
-  const key = JSON.stringify([query, viewer, tail]);
+  const key = listKey(query, viewer, tail);
   const json = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'list', { key, query, viewer, tail });
   return new RawJson(json);
 }

@@ -265,3 +265,25 @@ describe('coalesce', () => {
     assert.equal(coalesce(single), single);
   });
 });
+
+describe('views', () => {
+  test('a view appears only once the writes before it are durable, and vanishes on reset', async () => {
+    const { ViewActor, ViewKind } = await import('../../fixtures/view-actor.js');
+    system.register(ViewKind, (ctx) => new ViewActor(ctx));
+    assert.equal(system.peek(ViewKind, 'v', 'count'), undefined, 'nothing before activation');
+    let seenEarly = false;
+    const inner = store.commit.bind(store);
+    store.commit = async (ops) => {
+      if (system.peek(ViewKind, 'v', 'count') === 1) seenEarly = true;
+      await inner(ops);
+    };
+    await system.ask(ViewKind, 'v', 'bump', null);
+    assert.equal(seenEarly, false, 'the view was visible before its write was durable');
+    assert.equal(system.peek(ViewKind, 'v', 'count'), 1);
+    store.failNextCommits(1);
+    await assert.rejects(system.ask(ViewKind, 'v', 'bump', null));
+    assert.equal(system.peek(ViewKind, 'v', 'count'), undefined, 'a reset drops views');
+    await system.ask(ViewKind, 'v', 'bump', null);
+    assert.equal(system.peek(ViewKind, 'v', 'count'), 2, 'rebuilt from durable state');
+  });
+});

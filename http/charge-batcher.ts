@@ -1,0 +1,84 @@
+import { TenantKind } from '../actors/tenant/tenant-actor.js';
+import { USAGE_COUNTERS, type UsageCounts } from '../actors/tenant/usage.js';
+import type { ActorSystem } from '../engine/actor-system.js';
+import { log } from '../engine/log.js';
+
+interface PendingCharge {
+  credits: number;
+  counts: UsageCounts | undefined;
+  /** When the first call of the batch was made: the batch lands on that call's day. */
+  at: number;
+  done: Promise<boolean> | undefined;
+  settle: ((recorded: boolean) => void) | undefined;
+}
+
+/**
+ * Gathers the charges of one event-loop turn into one ledger message per tenant. A busy tenant
+ * otherwise sends its ledger actor one message per call; batched, the ledger's work and its
+ * storage writes grow with turns, not with calls.
+ */
+export class ChargeBatcher {
+  readonly #system: ActorSystem;
+  #pending = new Map<string, PendingCharge>();
+  #scheduled = false;
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(system: ActorSystem) {
+    this.#system = system;
+  }
+
+  /**
+   * Adds to the tenant's next charge. With `wait`, returns a promise that resolves once the
+   * charge is recorded and durable (true) or could not be (false, logged); never rejects.
+   */
+  add(tenantId: string, credits: number, counts: UsageCounts | undefined, at: number, wait: boolean): Promise<boolean> | undefined {
+    let pending = this.#pending.get(tenantId);
+    if (pending === undefined) {
+      pending = { credits: 0, counts: undefined, at, done: undefined, settle: undefined };
+      this.#pending.set(tenantId, pending);
+    }
+    pending.credits += credits;
+    if (counts !== undefined) {
+      const sum: UsageCounts = (pending.counts ??= {});
+      for (const counter of USAGE_COUNTERS) {
+        const n = counts[counter];
+        if (n) sum[counter] = (sum[counter] ?? 0) + n;
+      }
+    }
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => void this.flush());
+    }
+    if (!wait) return undefined;
+    pending.done ??= new Promise<boolean>((resolve) => {
+      pending.settle = resolve;
+    });
+    return pending.done;
+  }
+
+  /** Credits gathered for the tenant and not yet sent to its ledger. */
+  pending(tenantId: string): number {
+    return this.#pending.get(tenantId)?.credits ?? 0;
+  }
+
+  /** Sends every gathered charge now; resolves once each is recorded or has failed. */
+  flush(): Promise<void> {
+    this.#scheduled = false;
+    const batch = this.#pending;
+    if (batch.size === 0) return this.#flushing;
+    this.#pending = new Map();
+    const sent = [...batch].map(async ([tenantId, charge]) => {
+      let recorded = true;
+      try {
+        const payload = charge.counts ? { credits: charge.credits, counts: charge.counts, at: charge.at } : { credits: charge.credits, at: charge.at };
+        await this.#system.ask(TenantKind, tenantId, 'charge', payload);
+      } catch (err) {
+        recorded = false;
+        log.error('charge-not-recorded', { tenantId, credits: charge.credits, err });
+      }
+      charge.settle?.(recorded);
+    });
+    this.#flushing = Promise.all(sent).then(() => undefined);
+    return this.#flushing;
+  }
+}
