@@ -216,6 +216,13 @@ async function driveVotes(server: ServerProcess, commentIds: readonly string[], 
   return phase;
 }
 
+/** CPU seconds the whole machine has been busy (every state but idle and iowait), from /proc. */
+function machineBusySeconds(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  return (total - ticks[3]! - ticks[4]!) / 100;
+}
+
 /** CPU seconds a process has used (user + system), from /proc. */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -289,6 +296,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   }
   ctx.progress(`measure: votes at ${VOTES_PER_SECOND}/s with ${count} subscribers (${durationSeconds} s)`);
   const serverCpu0 = cpuSeconds(server.pid);
+  const machine0 = machineBusySeconds();
   const clientCpu0 = process.cpuUsage();
   const wall0 = performance.now();
   const live = await driveVotes(server, commentIds, VOTES_PER_SECOND, durationSeconds, 'live');
@@ -296,6 +304,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   const serverCores = (cpuSeconds(server.pid) - serverCpu0) / wallSeconds;
   const clientCpu = process.cpuUsage(clientCpu0);
   const clientCores = (clientCpu.user + clientCpu.system) / 1e6 / wallSeconds;
+  const otherCores = Math.max(0, (machineBusySeconds() - machine0) / wallSeconds - serverCores - clientCores);
 
   const expectedEvents = (warm?.acked ?? 0) + live.acked;
   const complete = await drained(subscribers, expectedEvents);
@@ -371,6 +380,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'voteP99LiveMs', label: `vote latency p99, ${count} subscribers`, value: ms(live.latency, 99), unit: 'ms' });
   ctx.figure({ key: 'serverCores', label: 'server CPU during the measured phase', value: serverCores, unit: 'cores', digits: 2 });
   ctx.figure({ key: 'clientCores', label: 'subscribers + vote driver CPU (this process)', value: clientCores, unit: 'cores', digits: 2 });
+  ctx.figure({ key: 'otherCores', label: 'rest of the machine (kernel softirq, other processes)', value: otherCores, unit: 'cores', digits: 2 });
   const rss = server.peakRssBytes;
   if (rss !== undefined) ctx.figure({ key: 'serverPeakRssMb', label: 'server peak resident memory', value: rss / 1024 / 1024, unit: 'MB' });
   ctx.figure({ key: 'connectSeconds', label: `time to connect ${count} subscribers`, value: connectSeconds, unit: 's', digits: 2 });
