@@ -21,6 +21,9 @@ import type { CollectionSpec, Doc, Filter, FindOptions, Store, WriteOp } from '.
 import { isOperatorCondition, normalizeSort, validateFilter, validateFindOptions } from './query.js';
 import { applyPatch, ID_INDEX, indexTuples, opId, validateOps } from './write-ops.js';
 import { isAmbiguousWriteError, isDuplicateKeyError, isUnavailableError, toStorageError } from './mongo-errors.js';
+
+/** Most operations sent in one bulk write (see #applyOps). */
+const BULK_WRITE_MAX = 99;
 import { UniqueChecker } from './mongo-unique-check.js';
 
 /** Options of the MongoDB adapter. */
@@ -487,7 +490,12 @@ export class MongoStore implements Store {
         const operation = bulkOperation(ops[i]!, replaying);
         if (operation) batch.push(operation);
       }
-      if (batch.length > 0) await db.collection<StoredDoc>(collection).bulkWrite(batch, { ordered: true });
+      // FerretDB 1.24 never answers an update command of 100 or more statements. Smaller
+      // bulk writes are as good: a group is atomic through its journal entry, not through one
+      // database call.
+      for (let start = 0; start < batch.length; start += BULK_WRITE_MAX) {
+        await db.collection<StoredDoc>(collection).bulkWrite(batch.slice(start, start + BULK_WRITE_MAX), { ordered: true });
+      }
     }
   }
 }

@@ -329,6 +329,21 @@ for (const fixture of storeFixtures()) {
       assert.equal((await store.find('items', { tags: 't0' })).length, 143);
     });
 
+    it('rewrites and patches 250 existing documents in one batch', async () => {
+      const seed: WriteOp[] = [];
+      for (let i = 0; i < 250; i++) seed.push(put('items', { _id: `b${String(i).padStart(4, '0')}`, group: 'seed', rank: i, tags: [] }));
+      await store.commit(seed);
+      const ops: WriteOp[] = [];
+      for (let i = 0; i < 250; i++) {
+        const id = `b${String(i).padStart(4, '0')}`;
+        ops.push(i % 2 === 0 ? put('items', { _id: id, group: 'rewritten', rank: -i, tags: [] }) : { op: 'patch', collection: 'items', id, set: { group: 'patched' } });
+      }
+      await store.commit(ops);
+      assert.equal(await store.count('items', { group: 'rewritten' }), 125);
+      assert.equal(await store.count('items', { group: 'patched' }), 125);
+      assert.equal((await store.get('items', 'b0248'))?.['rank'], -248);
+    });
+
     it('handles 3 KB ids and indexed values exactly, including order', async () => {
       const base = 'k'.repeat(3000);
       const longIds = [`${base}b`, `${base}a`, `${base}c`, base, 'short', `${base}a${'z'.repeat(500)}`];
