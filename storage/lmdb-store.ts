@@ -40,6 +40,33 @@ interface CollectionState extends LmdbCollection {
 
 const EMPTY = Buffer.alloc(0);
 
+/** The async writes of an lmdb-js database, whatever its key and value types. */
+interface Writable {
+  put(key: unknown, value: unknown): Promise<boolean>;
+  remove(key: unknown): Promise<boolean>;
+}
+
+/** One low-level write (`value` undefined: remove) of a planned commit. */
+type LowWrite = readonly [db: Writable, key: unknown, value: unknown];
+
+/** A commit turned into writes, with what it leaves for the commits planned after it. */
+interface Plan {
+  readonly writes: LowWrite[];
+  /** Document slot → the document after this commit (null: deleted). */
+  readonly docs: Map<string, Doc | null>;
+  /** Unique index slot → the key of the document holding it after this commit (null: free). */
+  readonly unique: Map<string, Buffer | null>;
+  readonly touched: IndexState[];
+}
+
+function docSlot(collection: CollectionState, docKey: Buffer): string {
+  return `${collection.name}\u0000${docKey.toString('latin1')}`;
+}
+
+function uniqueSlot(collection: CollectionState, index: IndexState, keyText: string): string {
+  return `${collection.name}\u0000${index.spec.name}\u0000${keyText}`;
+}
+
 /** JSON values in, fresh JSON values out; no shared structures, so aborted writes leave no state behind. */
 const packr = new Packr({ useRecords: false, mapsAsObjects: true, moreTypes: false });
 const decode = (buffer: Buffer): Doc => packr.unpack(buffer) as Doc;
@@ -76,6 +103,10 @@ export class LmdbStore implements Store {
   #meta: Database<unknown, string[]> | undefined;
   #collections = new Map<string, CollectionState>();
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Documents written by commits queued but not yet done, by slot: what later plans build on. */
+  readonly #pendingDocs = new Map<string, { doc: Doc | null; plan: Plan }>();
+  /** Unique index keys set (or cleared, null) by commits queued but not yet done. */
+  readonly #pendingUnique = new Map<string, { holder: Buffer | null; plan: Plan }>();
   #closing = false;
 
   /** @param collections every collection the store may touch, with its indexes */
@@ -210,19 +241,27 @@ export class LmdbStore implements Store {
     const env = this.#env;
     if (!env || this.#closing) throw new StorageUnavailableError('LMDB store is not open');
     if (ops.length === 0) return;
-    const touched: IndexState[] = [];
-    const done = env.childTransaction(() => this.#apply(ops, touched));
+    // Planned in full before anything is queued: a refusal leaves nothing behind.
+    const plan = this.#plan(ops);
+    const done = env.batch(() => {
+      for (const [db, key, value] of plan.writes) {
+        if (value === undefined) void db.remove(key);
+        else void db.put(key, value);
+      }
+    });
+    this.#claim(plan);
     this.#inFlight.add(done);
     try {
       await done;
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw error;
       throw new StorageUnavailableError('LMDB commit failed', { cause: error });
     } finally {
       this.#inFlight.delete(done);
+      this.#release(plan);
     }
-    for (const index of touched) index.multikeyDurable = true;
+    for (const index of plan.touched) index.multikeyDurable = true;
   }
+
 
   #collection(name: string): CollectionState {
     if (!this.#env || this.#closing) throw new StorageUnavailableError('LMDB store is not open');
@@ -232,7 +271,14 @@ export class LmdbStore implements Store {
   }
 
   /** Runs inside the write transaction; throwing aborts this batch's child transaction only. */
-  #apply(ops: readonly WriteOp[], touched: IndexState[]): void {
+  /**
+   * Turns a commit's ops into the low-level writes to make, reading each document's previous
+   * version from (in order of precedence) this commit's earlier ops, commits still in flight,
+   * and storage; checks unique indexes the same way. Throws DuplicateKeyError before anything
+   * is written.
+   */
+  #plan(ops: readonly WriteOp[]): Plan {
+    const plan: Plan = { writes: [], docs: new Map(), unique: new Map(), touched: [] };
     for (const op of ops) {
       const collection = this.#collections.get(op.collection)!;
       const indexed = collection.indexes.length > 0;
@@ -240,59 +286,102 @@ export class LmdbStore implements Store {
         case 'put':
         case 'insert': {
           const docKey = idKey(op.doc._id);
-          const existing = op.op === 'insert' || indexed ? collection.db.getBinaryFast(docKey) : undefined;
-          if (existing !== undefined && op.op === 'insert') throw new DuplicateKeyError(collection.name, ID_INDEX);
-          this.#write(collection, docKey, existing && decode(existing), op.doc, touched);
+          const previous = op.op === 'insert' || indexed ? this.#current(plan, collection, docKey) : undefined;
+          if (previous !== undefined && op.op === 'insert') throw new DuplicateKeyError(collection.name, ID_INDEX);
+          this.#planWrite(plan, collection, docKey, previous, op.doc);
           break;
         }
         case 'patch': {
           const docKey = idKey(op.id);
-          const existing = collection.db.getBinaryFast(docKey);
-          if (existing === undefined) break;
-          const previous = decode(existing);
-          this.#write(collection, docKey, previous, applyPatch(previous, op.set, op.unset), touched);
+          const previous = this.#current(plan, collection, docKey);
+          if (previous === undefined) break;
+          this.#planWrite(plan, collection, docKey, previous, applyPatch(previous, op.set, op.unset));
           break;
         }
         case 'delete': {
           const docKey = idKey(op.id);
           if (indexed) {
-            const existing = collection.db.getBinaryFast(docKey);
-            if (existing === undefined) break;
-            const previous = decode(existing);
+            const previous = this.#current(plan, collection, docKey);
+            if (previous === undefined) break;
             for (const index of collection.indexes) {
-              for (const key of indexKeys(index, previous, docKey).values()) index.db.removeSync(key);
+              for (const [text, key] of indexKeys(index, previous, docKey)) {
+                if (index.spec.unique) plan.unique.set(uniqueSlot(collection, index, text), null);
+                plan.writes.push([index.db as unknown as Writable, key, undefined]);
+              }
             }
           }
-          collection.db.removeSync(docKey);
+          plan.writes.push([collection.db as unknown as Writable, docKey, undefined]);
+          plan.docs.set(docSlot(collection, docKey), null);
           break;
         }
       }
     }
+    return plan;
   }
 
-  #write(collection: CollectionState, docKey: Buffer, previous: Doc | undefined, next: Doc, touched: IndexState[]): void {
+  /** A document as it will be once everything planned or in flight before it is written. */
+  #current(plan: Plan, collection: CollectionState, docKey: Buffer): Doc | undefined {
+    const slot = docSlot(collection, docKey);
+    const planned = plan.docs.get(slot);
+    if (planned !== undefined) return planned ?? undefined;
+    const pending = this.#pendingDocs.get(slot);
+    if (pending !== undefined) return pending.doc ?? undefined;
+    const stored = collection.db.getBinaryFast(docKey);
+    return stored === undefined ? undefined : decode(stored);
+  }
+
+  /** Who holds a unique index key, looking at this commit, commits in flight, then storage. */
+  #holder(plan: Plan, collection: CollectionState, index: IndexState, text: string, key: Buffer): Buffer | undefined {
+    const slot = uniqueSlot(collection, index, text);
+    const planned = plan.unique.get(slot);
+    if (planned !== undefined) return planned ?? undefined;
+    const pending = this.#pendingUnique.get(slot);
+    if (pending !== undefined) return pending.holder ?? undefined;
+    return index.db.getBinaryFast(key) ?? undefined;
+  }
+
+  #planWrite(plan: Plan, collection: CollectionState, docKey: Buffer, previous: Doc | undefined, next: Doc): void {
     for (const index of collection.indexes) {
       const nextKeys = indexKeys(index, next, docKey);
       const previousKeys = previous ? indexKeys(index, previous, docKey) : undefined;
+      if (previousKeys) {
+        for (const [text, key] of previousKeys) {
+          if (nextKeys.has(text)) continue;
+          if (index.spec.unique) plan.unique.set(uniqueSlot(collection, index, text), null);
+          plan.writes.push([index.db as unknown as Writable, key, undefined]);
+        }
+      }
       for (const [text, key] of nextKeys) {
         if (previousKeys?.has(text)) continue;
         if (index.spec.unique) {
-          const holder = index.db.getBinaryFast(key);
-          if (holder !== undefined && !holder.equals(docKey)) {
-            throw new DuplicateKeyError(collection.name, index.spec.name);
-          }
+          const holder = this.#holder(plan, collection, index, text, key);
+          if (holder !== undefined && !holder.equals(docKey)) throw new DuplicateKeyError(collection.name, index.spec.name);
+          plan.unique.set(uniqueSlot(collection, index, text), docKey);
         }
-        index.db.putSync(key, index.spec.unique ? docKey : EMPTY);
-      }
-      if (previousKeys) {
-        for (const [text, key] of previousKeys) if (!nextKeys.has(text)) index.db.removeSync(key);
+        plan.writes.push([index.db as unknown as Writable, key, index.spec.unique ? docKey : EMPTY]);
       }
       if (!index.multikeyDurable && holdsArray(next, index.spec)) {
         index.multikey = true;
-        this.#meta!.putSync(multikeyMetaKey(collection.name, index.spec.name), true);
-        touched.push(index);
+        plan.writes.push([this.#meta! as unknown as Writable, multikeyMetaKey(collection.name, index.spec.name), true]);
+        plan.touched.push(index);
       }
     }
-    collection.db.putSync(docKey, packr.pack(next));
+    plan.writes.push([collection.db as unknown as Writable, docKey, packr.pack(next)]);
+    plan.docs.set(docSlot(collection, docKey), next);
   }
+
+  /** Marks a queued commit's documents and unique keys as pending, for the commits planned after it. */
+  #claim(plan: Plan): void {
+    for (const [slot, doc] of plan.docs) this.#pendingDocs.set(slot, { doc, plan });
+    for (const [slot, holder] of plan.unique) this.#pendingUnique.set(slot, { holder, plan });
+  }
+
+  /** Once a commit is done (durable or failed), storage alone says what it left. */
+  #release(plan: Plan): void {
+    for (const slot of plan.docs.keys()) if (this.#pendingDocs.get(slot)?.plan === plan) this.#pendingDocs.delete(slot);
+    for (const slot of plan.unique.keys()) if (this.#pendingUnique.get(slot)?.plan === plan) this.#pendingUnique.delete(slot);
+  }
+
+
+
 }
