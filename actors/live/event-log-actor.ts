@@ -2,9 +2,11 @@ import { Actor, type ActorContext, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import {
+  chunkOf,
+  entriesOf,
   EVENT_LOG,
   EVENT_LOG_LIMITS,
-  type EventLogDoc,
+  type EventLogChunk,
   type EventLogLimits,
   entriesToDrop,
   type LogItem,
@@ -17,13 +19,19 @@ import { EventLogKind, eventLogActorId, type EventLogProtocol, type EventLogSwee
 /**
  * One page's event log. Keeps the retained entries in memory, each with its answer form
  * already serialised, so a catch-up read is a filter and a join. Appends arrive from the live
- * fan-out in publication order; the output gate coalesces a burst of them into few commits.
+ * fan-out in publication order, each stored as one chunk; a chunk is removed once retention
+ * has dropped all of its entries.
  */
+/** Chunks read per storage query while loading. */
+const CHUNKS_PER_LOAD = 100;
+
 export class EventLogActor extends Actor<EventLogProtocol> {
   readonly #tenantId: string;
   readonly #urlId: string;
   readonly #limits: EventLogLimits;
   #items: LogItem[] = [];
+  /** Retained entries per stored chunk. */
+  readonly #chunks = new Map<string, number>();
 
   constructor(ctx: ActorContext, limits: EventLogLimits = EVENT_LOG_LIMITS) {
     super(ctx);
@@ -34,13 +42,19 @@ export class EventLogActor extends Actor<EventLogProtocol> {
   }
 
   override async onStart(): Promise<void> {
-    // Only the newest entries are retained; older extras in storage expire and are swept.
-    const newest = await this.store.find<EventLogDoc>(
-      EVENT_LOG,
-      { tenantId: this.#tenantId, urlId: this.#urlId },
-      { sort: [['_id', -1]], limit: this.#limits.maxEventsPerPage },
-    );
-    this.#items = newest.reverse().map(toItem);
+    // Newest chunks first, until they hold the retained number of entries; what is older
+    // expires and is swept.
+    const items: LogItem[] = [];
+    const filter = { tenantId: this.#tenantId, urlId: this.#urlId };
+    for (let skip = 0; items.length < this.#limits.maxEventsPerPage; skip += CHUNKS_PER_LOAD) {
+      const chunks = await this.store.find<EventLogChunk>(EVENT_LOG, filter, { sort: [['_id', -1]], skip, limit: CHUNKS_PER_LOAD });
+      for (const chunk of chunks) for (const doc of entriesOf(chunk)) items.push(toItem(doc, chunk._id));
+      if (chunks.length < CHUNKS_PER_LOAD) break;
+    }
+    items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const now = clock.now();
+    this.#items = items.slice(entriesToDrop(items, now, this.#limits));
+    for (const item of this.#items) this.#chunks.set(item.chunk, (this.#chunks.get(item.chunk) ?? 0) + 1);
   }
 
   readonly handlers: Handlers<EventLogProtocol> = {
@@ -51,8 +65,11 @@ export class EventLogActor extends Actor<EventLogProtocol> {
         }
       }
       const { items, added } = mergeEntries(this.#items, entries);
-      // `put`, not `insert`: a batch retried after an uncertain outcome may already be stored.
-      for (const doc of added) this.put(EVENT_LOG, doc);
+      if (added.length > 0) {
+        const chunk = chunkOf(added);
+        this.put(EVENT_LOG, chunk);
+        this.#chunks.set(chunk._id, added.length);
+      }
       this.#items = items;
       this.#applyRetention();
       return null;
@@ -62,12 +79,15 @@ export class EventLogActor extends Actor<EventLogProtocol> {
     trim: async () => {
       this.#applyRetention();
       const cutoff = clock.now() - this.#limits.retentionMs;
-      const stored = await this.store.find<EventLogDoc>(
+      const stored = await this.store.find<EventLogChunk>(
         EVENT_LOG,
         { tenantId: this.#tenantId, urlId: this.#urlId, at: { $lt: cutoff } },
         { limit: this.#limits.sweepBatch },
       );
-      for (const doc of stored) this.remove(EVENT_LOG, doc._id);
+      for (const chunk of stored) {
+        this.#chunks.delete(chunk._id);
+        this.remove(EVENT_LOG, chunk._id);
+      }
       return null;
     },
   };
@@ -75,7 +95,16 @@ export class EventLogActor extends Actor<EventLogProtocol> {
   #applyRetention(): void {
     const drop = entriesToDrop(this.#items, clock.now(), this.#limits);
     if (drop === 0) return;
-    for (let i = 0; i < drop; i++) this.remove(EVENT_LOG, this.#items[i]!.id);
+    for (let i = 0; i < drop; i++) {
+      const chunk = this.#items[i]!.chunk;
+      const left = (this.#chunks.get(chunk) ?? 1) - 1;
+      if (left > 0) {
+        this.#chunks.set(chunk, left);
+      } else {
+        this.#chunks.delete(chunk);
+        this.remove(EVENT_LOG, chunk);
+      }
+    }
     this.#items = this.#items.slice(drop);
   }
 }
@@ -102,7 +131,7 @@ export class EventLogSweeperActor extends Actor<EventLogSweeperProtocol> {
       // Each round waits for its trims to be durable, so the next query sees their effect;
       // a page with more expired entries than one trim removes comes back in the next round.
       for (let round = 0; round < 20; round++) {
-        const docs = await this.store.find<EventLogDoc>(EVENT_LOG, { at: { $lt: cutoff } }, { sort: [['at', 1]], limit: this.#limits.sweepBatch });
+        const docs = await this.store.find<EventLogChunk>(EVENT_LOG, { at: { $lt: cutoff } }, { sort: [['at', 1]], limit: this.#limits.sweepBatch });
         if (docs.length === 0) break;
         const pages = new Set(docs.map((doc) => eventLogActorId(doc.tenantId, doc.urlId)));
         await Promise.all([...pages].map((id) => this.system.ask(EventLogKind, id, 'trim', null)));

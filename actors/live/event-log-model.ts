@@ -6,12 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import type { CollectionSpec, Doc } from '../../storage/store.js';
 
-/** The collection of logged events, one document per event. */
+/** The collection of logged events: chunks, each holding the entries one append brought. */
 export const EVENT_LOG = 'eventLog';
 
 /**
  * Found by page, newest first, for loading (the index carries `_id` so that no database sorts
- * a page's log in memory), and by receipt time for sweeping.
+ * a page's log in memory), and by the receipt time of their newest entry, for sweeping.
  */
 export const eventLogCollections: readonly CollectionSpec[] = [
   {
@@ -43,7 +43,7 @@ export const EVENT_LOG_LIMITS = {
   sweepBatch: 1000,
 } as const satisfies EventLogLimits;
 
-/** One logged event; `_id` sorts in the order the events were published. */
+/** One logged event as the fan-out makes it; `_id` sorts in the order the events were published. */
 export interface EventLogDoc extends Doc {
   tenantId: string;
   urlId: string;
@@ -58,15 +58,56 @@ export interface EventLogDoc extends Doc {
   data: string;
 }
 
+/** An entry as stored inside its chunk (the page is the chunk's). */
+export interface StoredEntry {
+  _id: string;
+  at: number;
+  timestamp: number;
+  createdAt: string;
+  broadcastId: string;
+  data: string;
+}
+
 /**
- * A logged event as the actor keeps it: what retention and windows look at, and the entry
- * already serialised for answers (the document itself is not kept: its `data` is in `json`).
+ * What is stored: the entries of one append, in one document. A burst of events (every vote of
+ * a commit) then costs one write, and retention drops whole chunks once none of their entries
+ * is kept. Its `_id` is its first entry's.
+ */
+export interface EventLogChunk extends Doc {
+  tenantId: string;
+  urlId: string;
+  /** Receipt time of its newest entry: the chunk expires with it. */
+  at: number;
+  entries: StoredEntry[];
+}
+
+/** The chunk holding these entries (in id order) of one page. */
+export function chunkOf(entries: readonly EventLogDoc[]): EventLogChunk {
+  const first = entries[0]!;
+  return {
+    _id: first._id,
+    tenantId: first.tenantId,
+    urlId: first.urlId,
+    at: entries.reduce((max, doc) => Math.max(max, doc.at), 0),
+    entries: entries.map((doc) => ({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, createdAt: doc.createdAt, broadcastId: doc.broadcastId, data: doc.data })),
+  };
+}
+
+/** The entries of a chunk, each with its page. */
+export function entriesOf(chunk: EventLogChunk): EventLogDoc[] {
+  return chunk.entries.map((entry) => ({ ...entry, tenantId: chunk.tenantId, urlId: chunk.urlId }));
+}
+
+/**
+ * A logged event as the actor keeps it: what retention and windows look at, the entry already
+ * serialised for answers, and the chunk it is stored in.
  */
 export interface LogItem {
   readonly id: string;
   readonly at: number;
   readonly timestamp: number;
   readonly json: string;
+  readonly chunk: string;
 }
 
 /**
@@ -100,8 +141,8 @@ export function entryJson(doc: EventLogDoc): string {
   });
 }
 
-export function toItem(doc: EventLogDoc): LogItem {
-  return { id: doc._id, at: doc.at, timestamp: doc.timestamp, json: entryJson(doc) };
+export function toItem(doc: EventLogDoc, chunk: string): LogItem {
+  return { id: doc._id, at: doc.at, timestamp: doc.timestamp, json: entryJson(doc), chunk };
 }
 
 function expired(item: LogItem, now: number, limits: EventLogLimits): boolean {
@@ -129,7 +170,9 @@ export function mergeEntries(items: readonly LogItem[], incoming: readonly Event
     }
     added.push(doc);
   }
-  const merged = items.concat(added.map(toItem));
+  // The added entries are stored together, in a chunk named by the first of them.
+  const chunk = added[0]?._id ?? '';
+  const merged = items.concat(added.map((doc) => toItem(doc, chunk)));
   if (!sorted) merged.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { items: merged, added };
 }

@@ -1,4 +1,4 @@
-import { EntryIds, EVENT_LOG, type EventLogDoc } from '../../actors/live/event-log-model.js';
+import { chunkOf, EntryIds, EVENT_LOG, type EventLogDoc } from '../../actors/live/event-log-model.js';
 import { EventLogKind, eventLogActorId } from '../../actors/live/event-log-protocol.js';
 import type { LiveEvent } from '../../actors/live/live-events.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
@@ -72,8 +72,15 @@ export class EventLogFeeder {
     this.#retries.clear();
     if (this.#stranded.length === 0) return;
     const docs = this.#stranded.splice(0);
+    const byPage = new Map<string, EventLogDoc[]>();
+    for (const doc of docs) {
+      const key = eventLogActorId(doc.tenantId, doc.urlId);
+      const page = byPage.get(key);
+      if (page === undefined) byPage.set(key, [doc]);
+      else page.push(doc);
+    }
     try {
-      await store.commit(docs.map((doc) => ({ op: 'put' as const, collection: EVENT_LOG, doc })));
+      await store.commit([...byPage.values()].map((entries) => ({ op: 'put' as const, collection: EVENT_LOG, doc: chunkOf(entries) })));
     } catch (err) {
       log.error('event-log-lost', { entries: docs.length, err });
     }

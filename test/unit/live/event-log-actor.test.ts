@@ -7,6 +7,7 @@ import { ActorSystem } from '../../../engine/actor-system.js';
 import { clock } from '../../../engine/clock.js';
 import { ApiError } from '../../../engine/errors.js';
 import { storeFixtures, type StoreHandle } from '../../fixtures/stores.js';
+import { storedEntries } from './fixtures.js';
 
 const LIMITS: EventLogLimits = { maxEventsPerPage: 50, retentionMs: 60_000, sweepBatch: 7 };
 
@@ -53,7 +54,7 @@ for (const fixture of storeFixtures()) {
       await Promise.all(appends);
       assert.deepEqual(await logged(system, '/a'), range(70, 50));
       assert.deepEqual(await logged(system, '/a', 1100), range(100, 20), 'a window selects by event timestamp');
-      assert.equal(await handle.store.count(EVENT_LOG, { tenantId: 't1', urlId: '/a' }), 50);
+      assert.equal(await storedEntries(handle.store, { tenantId: 't1', urlId: '/a' }), 50);
 
       await system.shutdown(5000);
       await handle.reopen();
@@ -69,7 +70,7 @@ for (const fixture of storeFixtures()) {
       await system.ask(EventLogKind, id, 'append', { entries: [...early, late[0]!] });
       await system.ask(EventLogKind, id, 'append', { entries: early });
       assert.deepEqual(await logged(system, '/b'), range(0, 6));
-      assert.equal(await handle.store.count(EVENT_LOG, { tenantId: 't1', urlId: '/b' }), 6);
+      assert.equal(await storedEntries(handle.store, { tenantId: 't1', urlId: '/b' }), 6);
     });
 
     test('refuses entries of another page, changing nothing', async () => {

@@ -50,7 +50,7 @@ describe('merging appended entries', () => {
 });
 
 describe('retention', () => {
-  const items = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id, i) => toItem(doc(id, 1000 + i * 100)));
+  const items = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id, i) => toItem(doc(id, 1000 + i * 100), 'c'));
 
   test('keeps the newest maxEventsPerPage entries', () => {
     assert.equal(entriesToDrop(items, 1000, LIMITS), 2);
@@ -65,7 +65,7 @@ describe('retention', () => {
 });
 
 describe('catch-up windows', () => {
-  const items = [doc('a', 1000, 10), doc('b', 1001, 20), doc('c', 1002, 20), doc('d', 1003, 30)].map(toItem);
+  const items = [doc('a', 1000, 10), doc('b', 1001, 20), doc('c', 1002, 20), doc('d', 1003, 30)].map((d) => toItem(d, 'c'));
   const window = (start: number, end: number, now = 1500) => (JSON.parse(windowJson(items, start, end, now, LIMITS)) as { _id: string }[]).map((e) => e._id);
 
   test('both ends are inclusive, and the answer is oldest first', () => {

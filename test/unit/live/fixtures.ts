@@ -9,6 +9,8 @@ import { Actor, defineKind, type Handlers } from '../../../engine/actor.js';
 import type { ActorSystem } from '../../../engine/actor-system.js';
 import { clock } from '../../../engine/clock.js';
 import type { TestServer } from '../../fixtures/server.js';
+import { EVENT_LOG, type EventLogChunk } from '../../../actors/live/event-log-model.js';
+import type { Doc, Filter } from '../../../storage/store.js';
 
 /** A refused upgrade: the HTTP status and the parsed `APIError` body. */
 export class Refused extends Error {
@@ -154,4 +156,10 @@ export function voteEvent(seq: number, extra: Record<string, unknown> = {}): Liv
     seq,
     ...extra,
   };
+}
+
+/** How many entries the event log holds in storage for a filter (entries are stored in chunks). */
+export async function storedEntries(store: { find<T extends Doc>(collection: string, filter: Filter): Promise<T[]> }, filter: Filter): Promise<number> {
+  const chunks = await store.find<EventLogChunk>(EVENT_LOG, filter);
+  return chunks.reduce((sum, chunk) => sum + chunk.entries.length, 0);
 }
