@@ -26,7 +26,8 @@ async function main(): Promise<number> {
     process.stdout.write('MongoDB tests NOT run: no MONGODB_URI and no FerretDB (build it with `bash .ci/install-ferretdb.sh`).\n');
   }
   try {
-    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', ...SUITES], {
+    // A test that hangs fails after two minutes instead of stalling the run.
+    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=120000', ...SUITES], {
       env,
       stdio: 'inherit',
     });
