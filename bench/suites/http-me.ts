@@ -77,7 +77,7 @@ async function run(ctx: SuiteContext): Promise<void> {
 export const httpMe: Suite = {
   name: 'http-me',
   description:
-    'GET /api/v1/me (API-key auth, tenant actor ask, one durable credit charge) versus a bare uWebSockets.js hello world, ' +
+    'GET /api/v1/me (API-key auth, a tenant actor ask, a credit charge) versus a bare uWebSockets.js hello world, ' +
     'measured baseline–server–baseline in one run.',
   targets: [{ figure: 'failedRequests', op: '<=', value: 0, description: 'failed requests under load' }],
   run,
