@@ -50,10 +50,18 @@ export interface CellHost {
   onIdle(cell: ActorCell): void;
 }
 
-/** A reply held by the output gate until the writes it depends on are durable. */
+/**
+ * A reply held by the output gate until the writes it depends on are durable: the answer (or
+ * refusal) with the events and view changes to release with it. A plain record, not closures:
+ * every message makes one.
+ */
 interface Held {
-  deliver(): void;
-  fail(err: unknown): void;
+  readonly env: Envelope;
+  readonly failed: boolean;
+  /** The result, or the error when `failed`. */
+  readonly outcome: unknown;
+  readonly events: [string, unknown][] | undefined;
+  readonly views: ViewChange[] | undefined;
 }
 
 /** One activation's view of the cell; dead once the cell resets, so stale handlers cannot write. */
@@ -268,29 +276,32 @@ export class ActorCell {
         this.#stale = true;
       }
       // A refusal can depend on unconfirmed state as much as a reply can, so it waits too.
-      this.#hold({ deliver: () => env.reject(error), fail: (err) => env.reject(err) }, this.#msgUnconfirmed && this.#msgWrites === 0);
+      this.#hold({ env, failed: true, outcome: error, events: undefined, views: undefined }, this.#msgUnconfirmed && this.#msgWrites === 0);
       return;
     }
     const unconfirmed = this.#msgUnconfirmed && this.#msgWrites === 0 && events === undefined;
-    const bus = this.#host.bus;
-    this.#hold(
-      {
-        deliver: () => {
-          if (views) for (const change of views) this.#applyView(change);
-          if (events) for (const [topic, event] of events) bus.publish(topic, event);
-          env.resolve(result);
-        },
-        fail: (err) => env.reject(err),
-      },
-      unconfirmed,
-    );
+    this.#hold({ env, failed: false, outcome: result, events, views }, unconfirmed);
   }
 
   #hold(held: Held, unconfirmed: boolean): void {
-    if (unconfirmed) held.deliver();
+    if (unconfirmed) this.#deliver(held);
     else if (this.#openOps.length > 0) this.#openHeld.push(held);
     else if (this.#inflight !== undefined) this.#inflightHeld.push(held);
-    else held.deliver();
+    else this.#deliver(held);
+  }
+
+  /** Releases a held reply: its view changes, then its events, then the answer. */
+  #deliver(held: Held): void {
+    if (held.failed) {
+      held.env.reject(held.outcome);
+      return;
+    }
+    if (held.views) for (const change of held.views) this.#applyView(change);
+    if (held.events) {
+      const bus = this.#host.bus;
+      for (const [topic, event] of held.events) bus.publish(topic, event);
+    }
+    held.env.resolve(held.outcome);
   }
 
   #flush(): void {
@@ -306,7 +317,7 @@ export class ActorCell {
         const done = this.#inflightHeld;
         this.#inflightHeld = [];
         this.#inflight = undefined;
-        for (const held of done) held.deliver();
+        for (const held of done) this.#deliver(held);
         // Writes made while this batch was in flight go out at once as the next batch.
         if (this.#openOps.length > 0) this.#flush();
         else this.#checkIdle();
@@ -322,7 +333,7 @@ export class ActorCell {
         this.#retire();
         this.#host.stats.failedFlushes++;
         log.warn('actor-flush-failed', { key: this.key, lostReplies: lost.length, err });
-        for (const held of lost) held.fail(failure);
+        for (const held of lost) held.env.reject(failure);
         this.#checkIdle();
       },
     );

@@ -4,6 +4,8 @@
  * for appending, trimming and reading, as pure functions the event-log actor calls.
  */
 import { randomBytes } from 'node:crypto';
+import type { LiveEvent } from './live-events.js';
+import { encodeLiveEvent } from './live-wire.js';
 import type { CollectionSpec, Doc } from '../../storage/store.js';
 
 /** The collection of logged events: chunks, each holding the entries one append brought. */
@@ -54,8 +56,8 @@ export interface EventLogDoc extends Doc {
   /** ISO form of `at`. */
   createdAt: string;
   broadcastId: string;
-  /** The event as sent on the websocket (`encodeLiveEvent`). */
-  data: string;
+  /** The event; its wire form (`encodeLiveEvent`) is made only when an entry is read. */
+  event: LiveEvent;
 }
 
 /** An entry as stored inside its chunk (the page is the chunk's). */
@@ -65,7 +67,7 @@ export interface StoredEntry {
   timestamp: number;
   createdAt: string;
   broadcastId: string;
-  data: string;
+  event: LiveEvent;
 }
 
 /**
@@ -89,7 +91,7 @@ export function chunkOf(entries: readonly EventLogDoc[]): EventLogChunk {
     tenantId: first.tenantId,
     urlId: first.urlId,
     at: entries.reduce((max, doc) => Math.max(max, doc.at), 0),
-    entries: entries.map((doc) => ({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, createdAt: doc.createdAt, broadcastId: doc.broadcastId, data: doc.data })),
+    entries: entries.map((doc) => ({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, createdAt: doc.createdAt, broadcastId: doc.broadcastId, event: doc.event })),
   };
 }
 
@@ -99,14 +101,15 @@ export function entriesOf(chunk: EventLogChunk): EventLogDoc[] {
 }
 
 /**
- * A logged event as the actor keeps it: what retention and windows look at, the entry already
- * serialised for answers, and the chunk it is stored in.
+ * A logged event as the actor keeps it: what retention and windows look at, the entry (its
+ * answer form made on first read: most entries are never read), and the chunk it is stored in.
  */
 export interface LogItem {
   readonly id: string;
   readonly at: number;
   readonly timestamp: number;
-  readonly json: string;
+  readonly doc: EventLogDoc;
+  json: string | undefined;
   readonly chunk: string;
 }
 
@@ -137,12 +140,12 @@ export function entryJson(doc: EventLogDoc): string {
     tenantId: doc.tenantId,
     urlId: doc.urlId,
     broadcastId: doc.broadcastId,
-    data: doc.data,
+    data: encodeLiveEvent(doc.event),
   });
 }
 
 export function toItem(doc: EventLogDoc, chunk: string): LogItem {
-  return { id: doc._id, at: doc.at, timestamp: doc.timestamp, json: entryJson(doc), chunk };
+  return { id: doc._id, at: doc.at, timestamp: doc.timestamp, doc, json: undefined, chunk };
 }
 
 function expired(item: LogItem, now: number, limits: EventLogLimits): boolean {
@@ -195,7 +198,7 @@ export function entriesToDrop(items: readonly LogItem[], now: number, limits: Ev
 export function windowJson(items: readonly LogItem[], startTime: number, endTime: number, now: number, limits: EventLogLimits): string {
   const parts: string[] = [];
   for (const item of items) {
-    if (item.timestamp >= startTime && item.timestamp <= endTime && !expired(item, now, limits)) parts.push(item.json);
+    if (item.timestamp >= startTime && item.timestamp <= endTime && !expired(item, now, limits)) parts.push((item.json ??= entryJson(item.doc)));
   }
   return `[${parts.join(',')}]`;
 }

@@ -434,42 +434,12 @@ export class PageActor extends Actor<PageProtocol> {
 
     author: async ({ commentId }) => (await this.#own(commentId)).authorKey,
 
-    vote: async ({ commentId, by, direction }) => {
-      const current = await this.#own(commentId);
-      const voterKey = actorKey(by);
-      const slot = voterSlot(commentId, voterKey);
-      const previous = this.#voteBySlot.get(slot);
-      if (previous !== undefined && previous.direction === direction) {
-        throw new ApiError('duplicate', `This user already voted ${direction > 0 ? 'up' : 'down'} on this comment.`);
-      }
-      let doc = current;
-      if (previous !== undefined) {
-        // A vote the other way replaces the earlier one.
-        this.remove(VOTES, previous._id);
-        this.#removeVote(previous);
-        doc = withVote(doc, previous, -1);
-        this.#publish(voteEvent('deleted-vote', pubSubVote(previous), countsOf(doc)));
-      }
-      const now = clock.now();
-      const vote: VoteDoc = {
-        _id: newId(now),
-        tenantId: this.#tenantId,
-        urlId: this.#urlId,
-        commentId,
-        userId: by.userId,
-        anonUserId: by.userId ? null : by.anonUserId,
-        voterKey,
-        direction,
-        kind: VOTE_KINDS.authorized,
-        createdAt: new Date(now).toISOString(),
-      };
-      this.put(VOTES, vote);
-      this.#addVote(vote);
-      doc = withVote(doc, vote, 1);
-      this.#countVote(doc);
-      this.#publish(voteEvent('new-vote', pubSubVote(vote), countsOf(doc)));
-      return { voteId: vote._id };
+    vote: (payload) => {
+      // The common case, a comment in memory, needs no await.
+      const found = this.#comments.get(payload.commentId);
+      return found !== undefined ? this.#vote(found, payload) : this.#own(payload.commentId).then((doc) => this.#vote(doc, payload));
     },
+
 
     deleteVote: async ({ voteId }) => {
       const vote = await this.#ownVote(voteId);
@@ -808,6 +778,42 @@ export class PageActor extends Actor<PageProtocol> {
   }
 
   /** New vote counts: in memory at once, in storage within `COUNTS_FLUSH_MS` (see there). */
+  #vote(current: CommentDoc, { commentId, by, direction }: PageProtocol['vote']['in']): PageProtocol['vote']['out'] {
+    const voterKey = actorKey(by);
+    const slot = voterSlot(commentId, voterKey);
+    const previous = this.#voteBySlot.get(slot);
+    if (previous !== undefined && previous.direction === direction) {
+      throw new ApiError('duplicate', `This user already voted ${direction > 0 ? 'up' : 'down'} on this comment.`);
+    }
+    let doc = current;
+    if (previous !== undefined) {
+      // A vote the other way replaces the earlier one.
+      this.remove(VOTES, previous._id);
+      this.#removeVote(previous);
+      doc = withVote(doc, previous, -1);
+      this.#publish(voteEvent('deleted-vote', pubSubVote(previous), countsOf(doc)));
+    }
+    const now = clock.now();
+    const vote: VoteDoc = {
+      _id: newId(now),
+      tenantId: this.#tenantId,
+      urlId: this.#urlId,
+      commentId,
+      userId: by.userId,
+      anonUserId: by.userId ? null : by.anonUserId,
+      voterKey,
+      direction,
+      kind: VOTE_KINDS.authorized,
+      createdAt: new Date(now).toISOString(),
+    };
+    this.put(VOTES, vote);
+    this.#addVote(vote);
+    doc = withVote(doc, vote, 1);
+    this.#countVote(doc);
+    this.#publish(voteEvent('new-vote', pubSubVote(vote), countsOf(doc)));
+    return { voteId: vote._id };
+  }
+
   #countVote(doc: CommentDoc): void {
     this.#comments.set(doc._id, doc);
     this.#touch(doc._id);
@@ -940,17 +946,22 @@ export class PageActor extends Actor<PageProtocol> {
   /** One comment changed, but not its visibility, date or level: only the vote order may move. */
   #touch(id: string): void {
     this.#json.delete(id);
-    this.#answers.clear();
-    this.clearView(PAGE_VIEWS.answers);
+    this.#dropAnswers();
     this.#sorted.delete('MR');
     this.#childIndex.delete('MR');
+  }
+
+  /** Forgets the ready list answers (a vote or comment changed what they show), and their view. */
+  #dropAnswers(): void {
+    if (this.#answers.size === 0) return;
+    this.#answers.clear();
+    this.clearView(PAGE_VIEWS.answers);
   }
 
   /** The set of visible comments, their dates or levels changed. */
   #restructure(): void {
     this.#json.clear();
-    this.#answers.clear();
-    this.clearView(PAGE_VIEWS.answers);
+    this.#dropAnswers();
     this.#sorted.clear();
     this.#childIndex.clear();
   }

@@ -30,8 +30,8 @@ export class EventLogFeeder {
     this.#system = system;
   }
 
-  /** Logs one event of a page, as `data` (its wire form); its `timestamp` is when it was published. */
-  add(tenantId: string, urlId: string, event: LiveEvent, data: string): void {
+  /** Logs one event of a page; its `timestamp` is when it was published. */
+  add(tenantId: string, urlId: string, event: LiveEvent): void {
     const { at, id } = this.#ids.next(event.timestamp);
     const doc: EventLogDoc = {
       _id: id,
@@ -41,7 +41,7 @@ export class EventLogFeeder {
       timestamp: event.timestamp,
       createdAt: new Date(at).toISOString(),
       broadcastId: typeof event.broadcastId === 'string' ? event.broadcastId : id,
-      data,
+      event,
     };
     if (this.#stopped) {
       this.#stranded.push(doc);

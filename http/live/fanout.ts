@@ -39,8 +39,8 @@ export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder): Bu
       if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
       return;
     }
-    const data = encodeLiveEvent(event);
-    transport.publish(topic, data);
-    if (event.type !== LIVE_EVENT_TYPES.presenceUpdate) feeder.add(address.tenantId, address.id, event, data);
+    // Encoded only for a page someone listens to; the log encodes an entry when it is read.
+    if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
+    if (event.type !== LIVE_EVENT_TYPES.presenceUpdate) feeder.add(address.tenantId, address.id, event);
   };
 }

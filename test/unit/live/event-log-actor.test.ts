@@ -7,6 +7,7 @@ import { ActorSystem } from '../../../engine/actor-system.js';
 import { clock } from '../../../engine/clock.js';
 import { ApiError } from '../../../engine/errors.js';
 import { storeFixtures, type StoreHandle } from '../../fixtures/stores.js';
+import type { LiveEvent } from '../../../actors/live/live-events.js';
 import { storedEntries } from './fixtures.js';
 
 const LIMITS: EventLogLimits = { maxEventsPerPage: 50, retentionMs: 60_000, sweepBatch: 7 };
@@ -24,7 +25,7 @@ function entries(urlId: string, from: number, count: number): EventLogDoc[] {
   return Array.from({ length: count }, (_, i) => {
     const seq = from + i;
     const { at, id } = ids.next(clock.now());
-    return { _id: id, tenantId: 't1', urlId, at, timestamp: 1000 + seq, createdAt: new Date(at).toISOString(), broadcastId: `b${seq}`, data: JSON.stringify({ seq }) };
+    return { _id: id, tenantId: 't1', urlId, at, timestamp: 1000 + seq, createdAt: new Date(at).toISOString(), broadcastId: `b${seq}`, event: { seq } as unknown as LiveEvent };
   });
 }
 
