@@ -8,9 +8,10 @@
  * turns a completed call into an error: the call's own writes are already durable. Charges of
  * one event-loop turn travel to the ledger together (`ChargeBatcher`).
  *
- * Reads (GET) do not wait for their charge to be durable: it is in the ledger at once (a later
- * call sees it) and on disk within one commit. Waiting would put a disk flush on every read;
- * the cost is that a crash can forget the read charges of its last few milliseconds.
+ * Reads (GET) do not wait for their charge to be durable: it reaches the ledger within 10 ms
+ * (at once for a usage listing, which sends what is gathered first) and disk with the ledger's
+ * next commit. Waiting would put a disk flush on every read; the cost is that a crash can
+ * forget the read charges of its last few milliseconds.
  */
 import { USAGE_COUNTERS, type UsageCounts } from '../actors/tenant/usage.js';
 import { clock } from '../engine/clock.js';

@@ -12,15 +12,21 @@ interface PendingCharge {
   settle: ((recorded: boolean) => void) | undefined;
 }
 
+const DAY_MS = 86_400_000;
+
+/** How long charges nobody waits for (reads) gather before they are sent. */
+const READ_BATCH_MS = 10;
+
 /**
- * Gathers the charges of one event-loop turn into one ledger message per tenant. A busy tenant
- * otherwise sends its ledger actor one message per call; batched, the ledger's work and its
- * storage writes grow with turns, not with calls.
+ * Gathers charges into one ledger message per tenant: those of one event-loop turn when a
+ * write waits for its charge, those of up to `READ_BATCH_MS` when only reads were charged. A
+ * busy tenant otherwise sends its ledger actor one message, and one storage write, per call.
  */
 export class ChargeBatcher {
   readonly #system: ActorSystem;
   #pending = new Map<string, PendingCharge>();
-  #scheduled = false;
+  #scheduled: 'turn' | 'timer' | undefined;
+  #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
 
   constructor(system: ActorSystem) {
@@ -33,6 +39,11 @@ export class ChargeBatcher {
    */
   add(tenantId: string, credits: number, counts: UsageCounts | undefined, at: number, wait: boolean): Promise<boolean> | undefined {
     let pending = this.#pending.get(tenantId);
+    // A batch lands on one day: a charge of another (UTC) day sends what is gathered first.
+    if (pending !== undefined && Math.floor(pending.at / DAY_MS) !== Math.floor(at / DAY_MS)) {
+      void this.flush();
+      pending = undefined;
+    }
     if (pending === undefined) {
       pending = { credits: 0, counts: undefined, at, done: undefined, settle: undefined };
       this.#pending.set(tenantId, pending);
@@ -45,9 +56,15 @@ export class ChargeBatcher {
         if (n) sum[counter] = (sum[counter] ?? 0) + n;
       }
     }
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => void this.flush());
+    if (wait) {
+      if (this.#scheduled !== 'turn') {
+        clearTimeout(this.#timer);
+        this.#scheduled = 'turn';
+        setImmediate(() => void this.flush());
+      }
+    } else if (this.#scheduled === undefined) {
+      this.#scheduled = 'timer';
+      this.#timer = setTimeout(() => void this.flush(), READ_BATCH_MS);
     }
     if (!wait) return undefined;
     pending.done ??= new Promise<boolean>((resolve) => {
@@ -63,7 +80,8 @@ export class ChargeBatcher {
 
   /** Sends every gathered charge now; resolves once each is recorded or has failed. */
   flush(): Promise<void> {
-    this.#scheduled = false;
+    this.#scheduled = undefined;
+    clearTimeout(this.#timer);
     const batch = this.#pending;
     if (batch.size === 0) return this.#flushing;
     this.#pending = new Map();

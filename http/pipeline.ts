@@ -2,7 +2,7 @@ import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
 import { authenticate, type AuthInfo } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
-import { parseQuery } from './query.js';
+import { parseQuery, type Query } from './query.js';
 import { errorReply, successReply } from './respond.js';
 import { type AnyRoute, type Method, type RouteRequest, type Schema } from './route.js';
 import { Router } from './router.js';
@@ -12,6 +12,11 @@ import { compile, type Check } from './validation.js';
 
 interface CompiledRoute {
   readonly spec: AnyRoute;
+  /**
+   * GET routes: queries already parsed and validated, by query string, frozen (shared by every
+   * request that sends the same string, as a busy widget does).
+   */
+  readonly queries: Map<string, Query> | undefined;
   readonly checkQuery: Check;
   readonly checkParams: Check | undefined;
   readonly checkBody: Check | undefined;
@@ -31,6 +36,7 @@ function compileRoute(spec: AnyRoute): CompiledRoute {
       : query;
   return {
     spec,
+    queries: spec.method === 'GET' ? new Map() : undefined,
     checkQuery: compile('query', withCredentials, spec.missingCodes),
     checkParams: spec.params ? compile('path', spec.params, spec.missingCodes) : undefined,
     checkBody: spec.body ? compile('body', spec.body, spec.missingCodes) : undefined,
@@ -69,6 +75,15 @@ function corsHeaders(req: IncomingRequest): Headers {
     ['access-control-allow-credentials', 'true'],
     ['vary', 'origin'],
   ];
+}
+
+/** Most query strings remembered per GET route. */
+const QUERIES_PER_ROUTE = 1000;
+
+function remember(queries: Map<string, Query>, raw: string, query: Query): void {
+  if (queries.size >= QUERIES_PER_ROUTE) queries.clear();
+  for (const value of Object.values(query)) if (Array.isArray(value)) Object.freeze(value);
+  queries.set(raw, Object.freeze(query));
 }
 
 /** What a handler sees of a request. A class, not a literal with closures: one is made per call. */
@@ -133,13 +148,17 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     let charge: CallCharge | undefined;
     inFlight++;
     try {
-      const query = parseQuery(req.query);
+      const known = route.queries?.get(req.query);
+      const query = known ?? parseQuery(req.query);
       if (spec.access === 'tenant') {
         const authenticated = authenticate(req, query, app);
         auth = authenticated instanceof Promise ? await authenticated : authenticated;
       }
       route.checkParams?.(params);
-      route.checkQuery(query);
+      if (known === undefined) {
+        route.checkQuery(query);
+        if (route.queries !== undefined) remember(route.queries, req.query, query);
+      }
       const body = parseBody(req, route);
       const request = new CallRequest(req, params, query, body, auth, app, headers);
       if (auth !== undefined) charge = beginCharge(app, auth.tenantId, spec, request);
