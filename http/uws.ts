@@ -342,6 +342,13 @@ export class HttpServer {
     let size = 0;
     res.onData((chunk, isLast) => {
       if (exchange.done) return;
+      if (isLast && size === 0 && chunk.byteLength === 0) {
+        // No body at all (a vote sent as query parameters, say): nothing to copy or allocate.
+        exchange.inCallback = true;
+        handler(exchange, exchange);
+        exchange.inCallback = false;
+        return;
+      }
       const bytes = new Uint8Array(chunk);
       if (size + bytes.byteLength > limit) {
         exchange.refuse({ status: 413, body: TOO_LARGE });
