@@ -10,28 +10,8 @@ import { UserKind, userActorId } from '../../actors/user/protocol.js';
 import type { Store } from '../../storage/store.js';
 import type { TestServer } from '../fixtures/server.js';
 
-export interface PollView {
-  question: string;
-  options: { id: string; label: string; votes: number }[];
-  totalVotes: number;
-  closesAt: string | null;
-  privacy: number;
-  requireVoteToSeeResults: boolean;
-}
-
-export interface PollVoteView {
-  id: string;
-  tenantId: string;
-  commentId: string;
-  urlId: string;
-  voterId: string;
-  optionId: string;
-  userId: string | null;
-  anonUserId: string | null;
-  ip: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { PollView, PollVoteView } from '../../actors/poll/poll-model.js';
+import type { PollView } from '../../actors/poll/poll-model.js';
 
 export interface SeedOptions {
   /** Another tenant than the test server's first one. */
