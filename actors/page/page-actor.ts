@@ -605,31 +605,31 @@ export class PageActor extends Actor<PageProtocol> {
   // ---- comments -------------------------------------------------------------------------
 
   /** The comment, if this page holds it (adopting it first if another page moved it here). */
-  async #own(commentId: string): Promise<CommentDoc> {
-    const found = this.#comments.get(commentId);
+  #own(commentId: string): Promise<CommentDoc> {
+    return this.#held(this.#comments, COMMENTS, commentId);
+  }
+
+  /** The vote, if this page holds it (adopting it first if its comment moved here). */
+  #ownVote(voteId: string): Promise<VoteDoc> {
+    return this.#held(this.#votes, VOTES, voteId);
+  }
+
+  /**
+   * A document this page holds: from memory, else (it may have moved here from another page)
+   * from storage, by reloading the page. Throws `NotOnThisPage` otherwise.
+   */
+  async #held<T extends CommentDoc | VoteDoc>(loaded: ReadonlyMap<string, T>, collection: string, id: string): Promise<T> {
+    const found = loaded.get(id);
     if (found !== undefined) return found;
     // Storage must first hold everything this page wrote, or it could show what it removed.
     await this.commitNow([]);
-    const stored = await this.store.get<CommentDoc>(COMMENTS, commentId);
+    const stored = await this.store.get<T>(collection, id);
     if (stored !== undefined && stored.tenantId === this.#tenantId && stored.urlId === this.#urlId) {
       await this.#load();
-      const adopted = this.#comments.get(commentId);
+      const adopted = loaded.get(id);
       if (adopted !== undefined) return adopted;
     }
-    throw new NotOnThisPage(commentId);
-  }
-
-  async #ownVote(voteId: string): Promise<VoteDoc> {
-    const found = this.#votes.get(voteId);
-    if (found !== undefined) return found;
-    await this.commitNow([]);
-    const stored = await this.store.get<VoteDoc>(VOTES, voteId);
-    if (stored !== undefined && stored.tenantId === this.#tenantId && stored.urlId === this.#urlId) {
-      await this.#load();
-      const adopted = this.#votes.get(voteId);
-      if (adopted !== undefined) return adopted;
-    }
-    throw new NotOnThisPage(voteId);
+    throw new NotOnThisPage(id);
   }
 
   #ownPage(pageId: string): PageDoc {
