@@ -74,30 +74,39 @@ export interface StoredEntry {
  * What is stored: the entries of one append, in one document. A burst of events (every vote of
  * a commit) then costs one write, and retention drops whole chunks once none of their entries
  * is kept. Its `_id` is its first entry's.
+ *
+ * The entries are one JSON string rather than nested documents: a chunk is written once, read
+ * back only when a page's log is loaded, and removed (which reads it, to drop its index keys)
+ * as soon as retention passes it. Storage then decodes one string, not every field of every
+ * event, on each of those removals.
  */
 export interface EventLogChunk extends Doc {
   tenantId: string;
   urlId: string;
   /** Receipt time of its newest entry: the chunk expires with it. */
   at: number;
-  entries: StoredEntry[];
+  /** How many entries it holds. */
+  count: number;
+  /** `StoredEntry[]` as JSON. */
+  entriesJson: string;
 }
 
 /** The chunk holding these entries (in id order) of one page. */
 export function chunkOf(entries: readonly EventLogDoc[]): EventLogChunk {
   const first = entries[0]!;
-  return {
-    _id: first._id,
-    tenantId: first.tenantId,
-    urlId: first.urlId,
-    at: entries.reduce((max, doc) => Math.max(max, doc.at), 0),
-    entries: entries.map((doc) => ({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, createdAt: doc.createdAt, broadcastId: doc.broadcastId, event: doc.event })),
-  };
+  let at = 0;
+  const stored: StoredEntry[] = [];
+  for (const doc of entries) {
+    if (doc.at > at) at = doc.at;
+    stored.push({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, createdAt: doc.createdAt, broadcastId: doc.broadcastId, event: doc.event });
+  }
+  return { _id: first._id, tenantId: first.tenantId, urlId: first.urlId, at, count: stored.length, entriesJson: JSON.stringify(stored) };
 }
 
 /** The entries of a chunk, each with its page. */
 export function entriesOf(chunk: EventLogChunk): EventLogDoc[] {
-  return chunk.entries.map((entry) => ({ ...entry, tenantId: chunk.tenantId, urlId: chunk.urlId }));
+  const stored = JSON.parse(chunk.entriesJson) as StoredEntry[];
+  return stored.map((entry) => ({ ...entry, tenantId: chunk.tenantId, urlId: chunk.urlId }));
 }
 
 /**
@@ -153,11 +162,13 @@ function expired(item: LogItem, now: number, limits: EventLogLimits): boolean {
 }
 
 /**
- * Adds new entries to a page's log, which is sorted by id. Entries normally arrive in id order
- * and are appended; a retried batch may arrive late and is merged in place. An id already
- * present is skipped, so a retry after an uncertain outcome stores nothing twice.
+ * Adds new entries to a page's log, which is sorted by id, in place (a page keeps thousands of
+ * entries: copying them on every append would cost more than the append). Entries normally
+ * arrive in id order and are appended; a retried batch may arrive late and is merged in place.
+ * An id already present is skipped, so a retry after an uncertain outcome stores nothing twice.
+ * Answers the entries added.
  */
-export function mergeEntries(items: readonly LogItem[], incoming: readonly EventLogDoc[]): { items: LogItem[]; added: EventLogDoc[] } {
+export function mergeEntries(items: LogItem[], incoming: readonly EventLogDoc[]): EventLogDoc[] {
   const known = new Set<string>();
   const added: EventLogDoc[] = [];
   let sorted = true;
@@ -175,9 +186,9 @@ export function mergeEntries(items: readonly LogItem[], incoming: readonly Event
   }
   // The added entries are stored together, in a chunk named by the first of them.
   const chunk = added[0]?._id ?? '';
-  const merged = items.concat(added.map((doc) => toItem(doc, chunk)));
-  if (!sorted) merged.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { items: merged, added };
+  for (const doc of added) items.push(toItem(doc, chunk));
+  if (!sorted) items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return added;
 }
 
 /**

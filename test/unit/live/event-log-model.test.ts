@@ -38,13 +38,14 @@ describe('entry ids', () => {
 
 describe('merging appended entries', () => {
   test('appends in order, skips ids already logged, and places a late batch by id', () => {
-    let { items, added } = mergeEntries([], [doc('b', 2), doc('c', 3)]);
+    const items: LogItem[] = [];
+    let added = mergeEntries(items, [doc('b', 2), doc('c', 3)]);
     assert.deepEqual(ids(items), ['b', 'c']);
     assert.deepEqual(added.map((d) => d._id), ['b', 'c']);
-    ({ items, added } = mergeEntries(items, [doc('c', 3), doc('d', 4)]));
+    added = mergeEntries(items, [doc('c', 3), doc('d', 4)]);
     assert.deepEqual(ids(items), ['b', 'c', 'd']);
     assert.deepEqual(added.map((d) => d._id), ['d'], 'a retried entry is not stored twice');
-    ({ items, added } = mergeEntries(items, [doc('a', 1), doc('a', 1), doc('e', 5)]));
+    added = mergeEntries(items, [doc('a', 1), doc('a', 1), doc('e', 5)]);
     assert.deepEqual(ids(items), ['a', 'b', 'c', 'd', 'e']);
     assert.deepEqual(added.map((d) => d._id), ['a', 'e']);
   });

@@ -161,5 +161,5 @@ export function voteEvent(seq: number, extra: Record<string, unknown> = {}): Liv
 /** How many entries the event log holds in storage for a filter (entries are stored in chunks). */
 export async function storedEntries(store: { find<T extends Doc>(collection: string, filter: Filter): Promise<T[]> }, filter: Filter): Promise<number> {
   const chunks = await store.find<EventLogChunk>(EVENT_LOG, filter);
-  return chunks.reduce((sum, chunk) => sum + chunk.entries.length, 0);
+  return chunks.reduce((sum, chunk) => sum + chunk.count, 0);
 }
