@@ -11,7 +11,7 @@ import { createPoll, POLL_COLLECTIONS, type PollDoc, type PollView, pollView } f
 import { PollKind, pollActorId } from '../poll/protocol.js';
 import type { Settings } from '../tenant/widget-config.js';
 import { UserKind, userActorId, UsernameKind, usernameActorId } from '../user/protocol.js';
-import { authorKeyOf, COMMENTS, type CommentDoc, commentView, isVisible } from './comment-doc.js';
+import { authorKeyOf, changedComment, COMMENTS, copyComment, type CommentDoc, commentView, isVisible } from './comment-doc.js';
 import { checkDate, checkEmail, checkLength, checkName, checkText, commentHashTags, prepareText, refuseCalculated } from './comment-rules.js';
 import { COMMENT_FLAGS, type FlagDoc, flagId } from './flag-doc.js';
 import { comparator, listJson, type ListSource, type SortDirection, type Viewer } from './listing.js';
@@ -70,10 +70,10 @@ const PLAIN_FIELDS = [
   'meta',
   'moderationGroupIds',
   'feedbackIds',
-] as const;
+] as const satisfies readonly (keyof CommentDoc)[];
 
 /** PATCH fields whose null means false. */
-const NULLABLE_FLAGS = ['isPinned', 'isLocked'] as const;
+const NULLABLE_FLAGS = ['isPinned', 'isLocked'] as const satisfies readonly (keyof CommentDoc)[];
 
 function splitId(id: string): [tenantId: string, urlId: string] {
   const colon = id.indexOf(':');
@@ -174,7 +174,7 @@ export class PageActor extends Actor<PageProtocol> {
       if (doc === undefined) return null;
       if (poll === null) this.#polls.delete(commentId);
       else this.#polls.set(commentId, poll);
-      if (doc.hasPoll !== (poll !== null)) this.#save({ ...doc, hasPoll: poll !== null });
+      if (doc.hasPoll !== (poll !== null)) this.#save(changedComment(doc, { hasPoll: poll !== null }));
       else this.#touch(commentId);
       return null;
     },
@@ -411,7 +411,7 @@ export class PageActor extends Actor<PageProtocol> {
       const flagCount = current.flagCount + 1;
       const threshold = settings.flagHideThreshold;
       const hide = threshold !== null && flagCount >= threshold && current.approved;
-      const next: CommentDoc = { ...current, flagCount, approved: hide ? false : current.approved };
+      const next = changedComment(current, { flagCount, approved: hide ? false : current.approved });
       this.#save(next);
       if (hide) {
         this.#restructure();
@@ -428,7 +428,7 @@ export class PageActor extends Actor<PageProtocol> {
       this.remove(COMMENT_FLAGS, id);
       this.#flags.delete(id);
       // Never re-approves: only a moderator does that.
-      this.#save({ ...current, flagCount: Math.max(0, current.flagCount - 1) });
+      this.#save(changedComment(current, { flagCount: Math.max(0, current.flagCount - 1) }));
       return null;
     },
 
@@ -493,7 +493,7 @@ export class PageActor extends Actor<PageProtocol> {
           const pageTitle = changes.title ?? doc.pageTitle;
           const url = changes.url ?? doc.url;
           if (pageTitle === doc.pageTitle && url === doc.url) continue;
-          this.#save({ ...doc, pageTitle, url });
+          this.#save(changedComment(doc, { pageTitle, url }));
           commentsUpdated++;
         }
       }
@@ -514,7 +514,7 @@ export class PageActor extends Actor<PageProtocol> {
       const page = this.#ownPage(pageId);
       const nowIso = new Date(clock.now()).toISOString();
       const ops: WriteOp[] = [{ op: 'put', collection: PAGES, doc: { ...page, urlId: target, updatedAt: nowIso } }];
-      for (const doc of this.#comments.values()) ops.push({ op: 'put', collection: COMMENTS, doc: { ...doc, urlId: target } });
+      for (const doc of this.#comments.values()) ops.push({ op: 'put', collection: COMMENTS, doc: changedComment(doc, { urlId: target }) });
       for (const vote of this.#votes.values()) ops.push({ op: 'put', collection: VOTES, doc: { ...vote, urlId: target } });
       for (const flag of this.#flags.values()) ops.push({ op: 'put', collection: COMMENT_FLAGS, doc: { ...flag, urlId: target } });
       for (const react of this.#reacts.values()) {
@@ -639,7 +639,7 @@ export class PageActor extends Actor<PageProtocol> {
 
   #applyChanges(current: CommentDoc, changes: CommentChanges, settings: Settings, userIdForEmail: string | null): CommentDoc {
     refuseCalculated(changes);
-    const next: CommentDoc = { ...current };
+    const next = copyComment(current);
     const text = changes['comment'];
     const html = changes['commentHTML'];
     if (typeof text === 'string') {
@@ -701,7 +701,7 @@ export class PageActor extends Actor<PageProtocol> {
     let top: CommentDoc = next;
     for (const id of ids) {
       const doc = id === next._id ? next : this.#comments.get(id)!;
-      const moved: CommentDoc = { ...doc, urlId: target, parentId: id === next._id ? null : doc.parentId };
+      const moved = changedComment(doc, { urlId: target, parentId: id === next._id ? null : doc.parentId });
       if (id === next._id) top = moved;
       if (doc.hasPoll) polls.push({ id, isLocked: moved.isLocked });
       if (isLive && isVisible(doc)) this.#publish(commentEvent('deleted-comment', this.#view(doc)));
@@ -841,7 +841,7 @@ export class PageActor extends Actor<PageProtocol> {
     for (const doc of [...this.#comments.values()]) {
       const t = totals.get(doc._id) ?? { votes: 0, votesUp: 0, votesDown: 0 };
       if (doc.votes === t.votes && doc.votesUp === t.votesUp && doc.votesDown === t.votesDown) continue;
-      this.#comments.set(doc._id, { ...doc, ...t });
+      this.#comments.set(doc._id, changedComment(doc, t));
       this.#countsDirty.add(doc._id);
     }
     this.#scheduleFlush();
@@ -1015,7 +1015,11 @@ function withVote(doc: CommentDoc, vote: VoteDoc, sign: 1 | -1): CommentDoc {
   if (!isApplied(vote)) return doc;
   const up = vote.direction > 0 ? sign : 0;
   const down = vote.direction < 0 ? sign : 0;
-  return { ...doc, votes: doc.votes + sign * vote.direction, votesUp: doc.votesUp + up, votesDown: doc.votesDown + down };
+  const next = copyComment(doc);
+  next.votes = doc.votes + sign * vote.direction;
+  next.votesUp = doc.votesUp + up;
+  next.votesDown = doc.votesDown + down;
+  return next;
 }
 
 function countsOf(doc: CommentDoc): { commentId: string; votes: number; votesUp: number; votesDown: number } {

@@ -34,7 +34,8 @@ export interface VoteCounts {
 
 /** A vote was applied or removed; `counts` are the comment's counts after it. */
 export function voteEvent(type: 'new-vote' | 'deleted-vote', vote: Record<string, unknown>, counts: VoteCounts): LiveEvent {
-  return { ...base(type), vote, counts };
+  const now = clock.now();
+  return { type, timestamp: now, ts: now, broadcastId: newId(now), vote, counts };
 }
 
 /** Likes or reactions of a page changed; the new totals. */

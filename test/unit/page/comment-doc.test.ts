@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { changedComment, copyComment, type CommentDoc } from '../../../actors/page/comment-doc.js';
+
+/** A comment whose every field holds a value no other field holds. */
+function distinctComment(): CommentDoc {
+  const keys = Object.keys(copyComment({} as CommentDoc));
+  return Object.fromEntries(keys.map((key, i) => [key, `${key}-${i}`])) as unknown as CommentDoc;
+}
+
+describe('copying a comment', () => {
+  test('copies every field to itself, into a new object', () => {
+    const doc = distinctComment();
+    const copy = copyComment(doc);
+    assert.notEqual(copy, doc);
+    assert.deepEqual(copy, doc);
+    assert.deepEqual(Object.keys(copy), Object.keys(doc));
+    assert.ok(Object.keys(doc).includes('votes') && Object.keys(doc).includes('hasPoll'));
+  });
+
+  test('a changed copy leaves the original as it was', () => {
+    const doc = distinctComment();
+    const changed = changedComment(doc, { votes: 3, approved: false });
+    assert.equal(changed.votes, 3);
+    assert.equal(changed.approved, false);
+    assert.deepEqual(doc, distinctComment());
+  });
+});
