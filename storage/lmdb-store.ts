@@ -5,12 +5,14 @@
  * index (plain: [values..., document key] → empty; unique: [values...] → document key), plus a
  * `$meta` database recording which indexes are built and which ever held arrays.
  *
- * A commit runs as an lmdb-js child transaction: lmdb-js batches every transaction queued in the
- * same event turn into one LMDB write transaction and one disk commit, and a child transaction is
- * what lets one caller's callback throw (DuplicateKeyError) and roll back only its own writes. A
- * plain `transaction()` callback that throws keeps the writes it made before throwing, in the
- * shared batch. `overlappingSync` is turned off so that the promise resolves only after the
- * commit has been synced to disk (with it on, lmdb-js resolves at commit and flushes later).
+ * A commit is planned first, on the calling thread: every document's previous version (from
+ * this commit, from commits still in flight, or from disk) gives the index keys to change, and
+ * unique keys are checked, so a refused commit (DuplicateKeyError) writes nothing and nothing
+ * ever has to be rolled back. Each commit's writes then go to lmdb-js as one batch: lmdb-js
+ * queues batches in order and its write thread starts the next one as soon as the last is
+ * synced (grouping them here, one in flight at a time, measured slower: the write thread then
+ * waits for this thread between batches). `overlappingSync` is off so that a batch resolves
+ * only once it is synced to disk (with it on, lmdb-js resolves at commit and flushes later).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -262,7 +264,6 @@ export class LmdbStore implements Store {
     for (const index of plan.touched) index.multikeyDurable = true;
   }
 
-
   #collection(name: string): CollectionState {
     if (!this.#env || this.#closing) throw new StorageUnavailableError('LMDB store is not open');
     const state = this.#collections.get(name);
@@ -270,7 +271,6 @@ export class LmdbStore implements Store {
     return state;
   }
 
-  /** Runs inside the write transaction; throwing aborts this batch's child transaction only. */
   /**
    * Turns a commit's ops into the low-level writes to make, reading each document's previous
    * version from (in order of precedence) this commit's earlier ops, commits still in flight,
