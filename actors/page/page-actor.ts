@@ -35,6 +35,7 @@ import { sanitizeHtml } from './render.js';
 import { maskProfanity } from './profanity.js';
 import { judgeSpam, repeatKey } from './spam.js';
 import { isApplied, publicVote, pubSubVote, VOTE_KINDS, type VoteDoc, VOTES } from './vote-doc.js';
+import { VoteIndex } from './vote-index.js';
 
 /** Serialised answers kept per page; the oldest goes first. */
 const ANSWER_CACHE_SIZE = 32;
@@ -80,9 +81,6 @@ function splitId(id: string): [tenantId: string, urlId: string] {
   return [id.slice(0, colon), id.slice(colon + 1)];
 }
 
-function voterSlot(commentId: string, voterKey: string): string {
-  return `${commentId}\n${voterKey}`;
-}
 
 /**
  * Everything that happens on one page: its comments, their votes and flags, the page's
@@ -99,8 +97,7 @@ export class PageActor extends Actor<PageProtocol> {
   #urlId = '';
   #page: PageDoc | null = null;
   readonly #comments = new Map<string, CommentDoc>();
-  readonly #votes = new Map<string, VoteDoc>();
-  readonly #voteBySlot = new Map<string, VoteDoc>();
+  readonly #votes = new VoteIndex();
   readonly #flags = new Map<string, FlagDoc>();
   readonly #reacts = new Map<string, ReactDoc>();
   readonly #polls = new Map<string, PollView>();
@@ -132,12 +129,11 @@ export class PageActor extends Actor<PageProtocol> {
     this.#page = pages[0] ?? null;
     this.#comments.clear();
     this.#votes.clear();
-    this.#voteBySlot.clear();
     this.#flags.clear();
     this.#reacts.clear();
     this.#polls.clear();
     for (const doc of comments) this.#comments.set(doc._id, doc);
-    for (const vote of votes) this.#addVote(vote);
+    for (const vote of votes) this.#votes.add(vote);
     for (const flag of flags) this.#flags.set(flag._id, flag);
     for (const react of reacts) this.#reacts.set(react._id, react);
     for (const poll of polls) if (this.#comments.has(poll._id)) this.#polls.set(poll._id, pollView(poll));
@@ -191,7 +187,7 @@ export class PageActor extends Actor<PageProtocol> {
           blocked: new Set(viewer.blocked),
           voteOn: (commentId) => {
             if (voterKey === null) return undefined;
-            const vote = this.#voteBySlot.get(voterSlot(commentId, voterKey));
+            const vote = this.#votes.of(commentId, voterKey);
             return vote === undefined ? undefined : { id: vote._id, direction: vote.direction };
           },
         };
@@ -445,7 +441,7 @@ export class PageActor extends Actor<PageProtocol> {
       const vote = await this.#ownVote(voteId);
       const current = this.#comments.get(vote.commentId);
       this.remove(VOTES, vote._id);
-      this.#removeVote(vote);
+      this.#votes.remove(vote);
       if (current !== undefined) {
         const doc = withVote(current, vote, -1);
         this.#countVote(doc);
@@ -534,7 +530,6 @@ export class PageActor extends Actor<PageProtocol> {
       this.#page = null;
       this.#comments.clear();
       this.#votes.clear();
-      this.#voteBySlot.clear();
       this.#flags.clear();
       this.#reacts.clear();
       this.#polls.clear();
@@ -618,7 +613,7 @@ export class PageActor extends Actor<PageProtocol> {
    * A document this page holds: from memory, else (it may have moved here from another page)
    * from storage, by reloading the page. Throws `NotOnThisPage` otherwise.
    */
-  async #held<T extends CommentDoc | VoteDoc>(loaded: ReadonlyMap<string, T>, collection: string, id: string): Promise<T> {
+  async #held<T extends CommentDoc | VoteDoc>(loaded: { get(id: string): T | undefined }, collection: string, id: string): Promise<T> {
     const found = loaded.get(id);
     if (found !== undefined) return found;
     // Storage must first hold everything this page wrote, or it could show what it removed.
@@ -726,9 +721,9 @@ export class PageActor extends Actor<PageProtocol> {
    * `write` first (to delete it, or to rewrite it elsewhere).
    */
   #dropComment(id: string, write: (collection: string, stored: Doc) => void): void {
-    for (const vote of this.#votesOf(id)) {
+    for (const vote of this.#votes.onComment(id)) {
       write(VOTES, vote);
-      this.#removeVote(vote);
+      this.#votes.remove(vote);
     }
     for (const [flagKey, flag] of [...this.#flags]) {
       if (flag.commentId !== id) continue;
@@ -780,8 +775,7 @@ export class PageActor extends Actor<PageProtocol> {
   /** New vote counts: in memory at once, in storage within `COUNTS_FLUSH_MS` (see there). */
   #vote(current: CommentDoc, { commentId, by, direction }: PageProtocol['vote']['in']): PageProtocol['vote']['out'] {
     const voterKey = actorKey(by);
-    const slot = voterSlot(commentId, voterKey);
-    const previous = this.#voteBySlot.get(slot);
+    const previous = this.#votes.of(commentId, voterKey);
     if (previous !== undefined && previous.direction === direction) {
       throw new ApiError('duplicate', `This user already voted ${direction > 0 ? 'up' : 'down'} on this comment.`);
     }
@@ -789,7 +783,7 @@ export class PageActor extends Actor<PageProtocol> {
     if (previous !== undefined) {
       // A vote the other way replaces the earlier one.
       this.remove(VOTES, previous._id);
-      this.#removeVote(previous);
+      this.#votes.remove(previous);
       doc = withVote(doc, previous, -1);
       this.#publish(voteEvent('deleted-vote', pubSubVote(previous), countsOf(doc)));
     }
@@ -807,7 +801,7 @@ export class PageActor extends Actor<PageProtocol> {
       createdAt: new Date(now).toISOString(),
     };
     this.put(VOTES, vote);
-    this.#addVote(vote);
+    this.#votes.add(vote);
     doc = withVote(doc, vote, 1);
     this.#countVote(doc);
     this.#publish(voteEvent('new-vote', pubSubVote(vote), countsOf(doc)));
@@ -862,25 +856,6 @@ export class PageActor extends Actor<PageProtocol> {
 
   #publish(event: Record<string, unknown> & { type: string }): void {
     this.publish(pageTopic(this.#tenantId, this.#urlId), event);
-  }
-
-  // ---- votes ----------------------------------------------------------------------------
-
-  #addVote(vote: VoteDoc): void {
-    this.#votes.set(vote._id, vote);
-    this.#voteBySlot.set(voterSlot(vote.commentId, vote.voterKey), vote);
-  }
-
-  #removeVote(vote: VoteDoc): void {
-    this.#votes.delete(vote._id);
-    const slot = voterSlot(vote.commentId, vote.voterKey);
-    if (this.#voteBySlot.get(slot)?._id === vote._id) this.#voteBySlot.delete(slot);
-  }
-
-  #votesOf(commentId: string): VoteDoc[] {
-    const out: VoteDoc[] = [];
-    for (const vote of this.#votes.values()) if (vote.commentId === commentId) out.push(vote);
-    return out;
   }
 
   // ---- page record and reactions ---------------------------------------------------------
