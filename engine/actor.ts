@@ -80,6 +80,11 @@ export abstract class Actor<P extends Protocol> {
     return this.#ctx.system;
   }
 
+  /** Queues any write (the methods below are shorthands for one kind each). */
+  protected write(op: WriteOp): void {
+    this.#ctx.write(op);
+  }
+
   protected put(collection: string, doc: Doc): void {
     this.#ctx.write({ op: 'put', collection, doc });
   }

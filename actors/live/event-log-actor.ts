@@ -2,10 +2,13 @@ import { Actor, type ActorContext, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import {
-  chunkOf,
+  chunkRemovals,
+  chunkWrites,
   entriesOf,
   EVENT_LOG,
+  EVENT_LOG_BODIES,
   EVENT_LOG_LIMITS,
+  type EventLogBody,
   type EventLogChunk,
   type EventLogLimits,
   entriesToDrop,
@@ -16,15 +19,15 @@ import {
 } from './event-log-model.js';
 import { EventLogKind, eventLogActorId, type EventLogProtocol, type EventLogSweeperProtocol } from './event-log-protocol.js';
 
-/**
- * One page's event log. Keeps the retained entries in memory, each with its answer form
- * already serialised, so a catch-up read is a filter and a join. Appends arrive from the live
- * fan-out in publication order, each stored as one chunk; a chunk is removed once retention
- * has dropped all of its entries.
- */
 /** Chunks read per storage query while loading. */
 const CHUNKS_PER_LOAD = 100;
 
+/**
+ * One page's event log. Keeps the retained entries in memory (each serialised for answers on
+ * its first read), so a catch-up read is a filter and a join. Appends arrive from the live
+ * fan-out in publication order, each stored as one chunk; a chunk is removed once retention
+ * has dropped all of its entries.
+ */
 export class EventLogActor extends Actor<EventLogProtocol> {
   readonly #tenantId: string;
   readonly #urlId: string;
@@ -48,7 +51,10 @@ export class EventLogActor extends Actor<EventLogProtocol> {
     const filter = { tenantId: this.#tenantId, urlId: this.#urlId };
     for (let skip = 0; items.length < this.#limits.maxEventsPerPage; skip += CHUNKS_PER_LOAD) {
       const chunks = await this.store.find<EventLogChunk>(EVENT_LOG, filter, { sort: [['_id', -1]], skip, limit: CHUNKS_PER_LOAD });
-      for (const chunk of chunks) for (const doc of entriesOf(chunk)) items.push(toItem(doc, chunk._id));
+      for (const chunk of chunks) {
+        const body = await this.store.get<EventLogBody>(EVENT_LOG_BODIES, chunk._id);
+        for (const doc of entriesOf(chunk, body)) items.push(toItem(doc, chunk._id));
+      }
       if (chunks.length < CHUNKS_PER_LOAD) break;
     }
     items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -66,9 +72,8 @@ export class EventLogActor extends Actor<EventLogProtocol> {
       }
       const added = mergeEntries(this.#items, entries);
       if (added.length > 0) {
-        const chunk = chunkOf(added);
-        this.put(EVENT_LOG, chunk);
-        this.#chunks.set(chunk._id, added.length);
+        for (const op of chunkWrites(added)) this.write(op);
+        this.#chunks.set(added[0]!._id, added.length);
       }
       this.#applyRetention();
       return null;
@@ -85,7 +90,7 @@ export class EventLogActor extends Actor<EventLogProtocol> {
       );
       for (const chunk of stored) {
         this.#chunks.delete(chunk._id);
-        this.remove(EVENT_LOG, chunk._id);
+        for (const op of chunkRemovals(chunk._id)) this.write(op);
       }
       return null;
     },
@@ -101,7 +106,7 @@ export class EventLogActor extends Actor<EventLogProtocol> {
         this.#chunks.set(chunk, left);
       } else {
         this.#chunks.delete(chunk);
-        this.remove(EVENT_LOG, chunk);
+        for (const op of chunkRemovals(chunk)) this.write(op);
       }
     }
     // From the front, in place: V8 trims an array's start without copying the rest.

@@ -6,10 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import type { LiveEvent } from './live-events.js';
 import { encodeLiveEvent } from './live-wire.js';
-import type { CollectionSpec, Doc } from '../../storage/store.js';
+import type { CollectionSpec, Doc, WriteOp } from '../../storage/store.js';
 
 /** The collection of logged events: chunks, each holding the entries one append brought. */
 export const EVENT_LOG = 'eventLog';
+/** The entries of each chunk, under the chunk's `_id`. */
+export const EVENT_LOG_BODIES = 'eventLogBodies';
 
 /**
  * Found by page, newest first, for loading (the index carries `_id` so that no database sorts
@@ -23,6 +25,7 @@ export const eventLogCollections: readonly CollectionSpec[] = [
       { name: 'by_time', fields: ['at'] },
     ],
   },
+  { name: EVENT_LOG_BODIES, indexes: [] },
 ];
 
 /** How much of a page's log is kept. */
@@ -71,14 +74,14 @@ export interface StoredEntry {
 }
 
 /**
- * What is stored: the entries of one append, in one document. A burst of events (every vote of
- * a commit) then costs one write, and retention drops whole chunks once none of their entries
- * is kept. Its `_id` is its first entry's.
+ * What is stored: the entries of one append, as one chunk. A burst of events (every vote of a
+ * commit) then costs one write, and retention drops whole chunks once none of their entries is
+ * kept. A chunk's `_id` is its first entry's.
  *
- * The entries are one JSON string rather than nested documents: a chunk is written once, read
- * back only when a page's log is loaded, and removed (which reads it, to drop its index keys)
- * as soon as retention passes it. Storage then decodes one string, not every field of every
- * event, on each of those removals.
+ * A chunk is two documents: this small indexed one, and its entries (as one JSON string) in an
+ * unindexed collection. Retention removes a chunk on almost every append under load, and
+ * storage must read a document to remove it from its indexes: the small one, that is, not tens
+ * of kilobytes of events.
  */
 export interface EventLogChunk extends Doc {
   tenantId: string;
@@ -87,12 +90,16 @@ export interface EventLogChunk extends Doc {
   at: number;
   /** How many entries it holds. */
   count: number;
+}
+
+/** A chunk's entries. */
+export interface EventLogBody extends Doc {
   /** `StoredEntry[]` as JSON. */
   entriesJson: string;
 }
 
-/** The chunk holding these entries (in id order) of one page. */
-export function chunkOf(entries: readonly EventLogDoc[]): EventLogChunk {
+/** The writes that store these entries (in id order, all of one page) as one chunk. */
+export function chunkWrites(entries: readonly EventLogDoc[]): WriteOp[] {
   const first = entries[0]!;
   let at = 0;
   const stored: StoredEntry[] = [];
@@ -100,12 +107,26 @@ export function chunkOf(entries: readonly EventLogDoc[]): EventLogChunk {
     if (doc.at > at) at = doc.at;
     stored.push({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, createdAt: doc.createdAt, broadcastId: doc.broadcastId, event: doc.event });
   }
-  return { _id: first._id, tenantId: first.tenantId, urlId: first.urlId, at, count: stored.length, entriesJson: JSON.stringify(stored) };
+  const chunk: EventLogChunk = { _id: first._id, tenantId: first.tenantId, urlId: first.urlId, at, count: stored.length };
+  const body: EventLogBody = { _id: first._id, entriesJson: JSON.stringify(stored) };
+  return [
+    { op: 'put', collection: EVENT_LOG, doc: chunk },
+    { op: 'put', collection: EVENT_LOG_BODIES, doc: body },
+  ];
 }
 
-/** The entries of a chunk, each with its page. */
-export function entriesOf(chunk: EventLogChunk): EventLogDoc[] {
-  const stored = JSON.parse(chunk.entriesJson) as StoredEntry[];
+/** The writes that remove a chunk. */
+export function chunkRemovals(chunkId: string): WriteOp[] {
+  return [
+    { op: 'delete', collection: EVENT_LOG, id: chunkId },
+    { op: 'delete', collection: EVENT_LOG_BODIES, id: chunkId },
+  ];
+}
+
+/** The entries of a chunk, each with its page (none if its body is missing). */
+export function entriesOf(chunk: EventLogChunk, body: EventLogBody | undefined): EventLogDoc[] {
+  if (body === undefined) return [];
+  const stored = JSON.parse(body.entriesJson) as StoredEntry[];
   return stored.map((entry) => ({ ...entry, tenantId: chunk.tenantId, urlId: chunk.urlId }));
 }
 

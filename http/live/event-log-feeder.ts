@@ -1,4 +1,4 @@
-import { chunkOf, EntryIds, EVENT_LOG, type EventLogDoc } from '../../actors/live/event-log-model.js';
+import { chunkWrites, EntryIds, type EventLogDoc } from '../../actors/live/event-log-model.js';
 import { EventLogKind, eventLogActorId } from '../../actors/live/event-log-protocol.js';
 import type { LiveEvent } from '../../actors/live/live-events.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
@@ -80,7 +80,7 @@ export class EventLogFeeder {
       else page.push(doc);
     }
     try {
-      await store.commit([...byPage.values()].map((entries) => ({ op: 'put' as const, collection: EVENT_LOG, doc: chunkOf(entries) })));
+      await store.commit([...byPage.values()].flatMap((entries) => chunkWrites(entries)));
     } catch (err) {
       log.error('event-log-lost', { entries: docs.length, err });
     }

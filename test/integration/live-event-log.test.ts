@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { EVENT_LOG, EVENT_LOG_LIMITS } from '../../actors/live/event-log-model.js';
+import { EVENT_LOG, EVENT_LOG_BODIES, EVENT_LOG_LIMITS } from '../../actors/live/event-log-model.js';
 import { EventLogKind, eventLogActorId, EventLogSweeperKind, SWEEPER_ID } from '../../actors/live/event-log-protocol.js';
 import { LIVE_EVENT_TYPES, type LiveEvent, pageTopic } from '../../actors/live/live-events.js';
 import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
@@ -169,6 +169,7 @@ for (const storage of storages()) {
         const swept = await system.ask(EventLogSweeperKind, SWEEPER_ID, 'sweep', null);
         assert.ok(swept.pages >= 1);
         assert.equal(await store.count(EVENT_LOG, {}), 0, 'every page gone quiet was swept');
+        assert.equal(await store.count(EVENT_LOG_BODIES, {}), 0, 'with the entries of its chunks');
       } finally {
         restore();
       }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { EventLogActor, EventLogSweeperActor } from '../../../actors/live/event-log-actor.js';
-import { EntryIds, EVENT_LOG, type EventLogDoc, eventLogCollections, type EventLogLimits } from '../../../actors/live/event-log-model.js';
+import { EntryIds, EVENT_LOG, EVENT_LOG_BODIES, type EventLogDoc, eventLogCollections, type EventLogLimits } from '../../../actors/live/event-log-model.js';
 import { EventLogKind, eventLogActorId, EventLogSweeperKind, SWEEPER_ID } from '../../../actors/live/event-log-protocol.js';
 import { ActorSystem } from '../../../engine/actor-system.js';
 import { clock } from '../../../engine/clock.js';
@@ -87,6 +87,7 @@ for (const fixture of storeFixtures()) {
         const { pages } = await system.ask(EventLogSweeperKind, SWEEPER_ID, 'sweep', null);
         assert.ok(pages >= 3, `swept ${pages} pages`);
         assert.equal(await handle.store.count(EVENT_LOG, {}), 0);
+        assert.equal(await handle.store.count(EVENT_LOG_BODIES, {}), 0, 'no chunk leaves its entries behind');
         assert.deepEqual(await logged(system, '/q1'), []);
         assert.deepEqual(await logged(system, '/a'), []);
       } finally {
