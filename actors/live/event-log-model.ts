@@ -56,8 +56,6 @@ export interface EventLogDoc extends Doc {
   at: number;
   /** The event's own `timestamp`, which clients ask for windows of. */
   timestamp: number;
-  /** ISO form of `at`. */
-  createdAt: string;
   broadcastId: string;
   /** The event; its wire form (`encodeLiveEvent`) is made only when an entry is read. */
   event: LiveEvent;
@@ -68,7 +66,6 @@ export interface StoredEntry {
   _id: string;
   at: number;
   timestamp: number;
-  createdAt: string;
   broadcastId: string;
   event: LiveEvent;
 }
@@ -105,7 +102,7 @@ export function chunkWrites(entries: readonly EventLogDoc[]): WriteOp[] {
   const stored: StoredEntry[] = [];
   for (const doc of entries) {
     if (doc.at > at) at = doc.at;
-    stored.push({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, createdAt: doc.createdAt, broadcastId: doc.broadcastId, event: doc.event });
+    stored.push({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, broadcastId: doc.broadcastId, event: doc.event });
   }
   const chunk: EventLogChunk = { _id: first._id, tenantId: first.tenantId, urlId: first.urlId, at, count: stored.length };
   const body: EventLogBody = { _id: first._id, entriesJson: JSON.stringify(stored) };
@@ -166,7 +163,8 @@ export class EntryIds {
 export function entryJson(doc: EventLogDoc): string {
   return JSON.stringify({
     _id: doc._id,
-    createdAt: doc.createdAt,
+    // When the entry was received: made here, since most entries are never read.
+    createdAt: new Date(doc.at).toISOString(),
     tenantId: doc.tenantId,
     urlId: doc.urlId,
     broadcastId: doc.broadcastId,
@@ -190,25 +188,35 @@ function expired(item: LogItem, now: number, limits: EventLogLimits): boolean {
  * Answers the entries added.
  */
 export function mergeEntries(items: LogItem[], incoming: readonly EventLogDoc[]): EventLogDoc[] {
-  const known = new Set<string>();
-  const added: EventLogDoc[] = [];
-  let sorted = true;
-  let last = items.length > 0 ? items[items.length - 1]!.id : '';
+  const last = items.length > 0 ? items[items.length - 1]!.id : '';
+  // The common case: every entry is new and they come in order.
+  let ascending = true;
+  let previous = last;
   for (const doc of incoming) {
-    if (known.has(doc._id)) continue;
-    known.add(doc._id);
-    if (doc._id <= last) {
-      sorted = false;
-      if (items.some((item) => item.id === doc._id)) continue;
-    } else {
-      last = doc._id;
+    if (doc._id <= previous) {
+      ascending = false;
+      break;
     }
-    added.push(doc);
+    previous = doc._id;
   }
+  const added = ascending ? incoming.slice() : unseen(items, incoming, last);
   // The added entries are stored together, in a chunk named by the first of them.
   const chunk = added[0]?._id ?? '';
   for (const doc of added) items.push(toItem(doc, chunk));
-  if (!sorted) items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (!ascending) items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return added;
+}
+
+/** The entries of `incoming` neither logged already nor repeated. */
+function unseen(items: readonly LogItem[], incoming: readonly EventLogDoc[], last: string): EventLogDoc[] {
+  const known = new Set<string>();
+  const added: EventLogDoc[] = [];
+  for (const doc of incoming) {
+    if (known.has(doc._id)) continue;
+    known.add(doc._id);
+    if (doc._id <= last && items.some((item) => item.id === doc._id)) continue;
+    added.push(doc);
+  }
   return added;
 }
 

@@ -39,7 +39,6 @@ export class EventLogFeeder {
       urlId,
       at,
       timestamp: event.timestamp,
-      createdAt: new Date(at).toISOString(),
       broadcastId: typeof event.broadcastId === 'string' ? event.broadcastId : id,
       event,
     };

@@ -25,7 +25,7 @@ function entries(urlId: string, from: number, count: number): EventLogDoc[] {
   return Array.from({ length: count }, (_, i) => {
     const seq = from + i;
     const { at, id } = ids.next(clock.now());
-    return { _id: id, tenantId: 't1', urlId, at, timestamp: 1000 + seq, createdAt: new Date(at).toISOString(), broadcastId: `b${seq}`, event: { seq } as unknown as LiveEvent };
+    return { _id: id, tenantId: 't1', urlId, at, timestamp: 1000 + seq, broadcastId: `b${seq}`, event: { seq } as unknown as LiveEvent };
   });
 }
 

@@ -15,7 +15,7 @@ import {
 const LIMITS: EventLogLimits = { maxEventsPerPage: 5, retentionMs: 1000, sweepBatch: 10 };
 
 function doc(id: string, at: number, timestamp = at): EventLogDoc {
-  return { _id: id, tenantId: 't', urlId: '/p', at, timestamp, createdAt: new Date(at).toISOString(), broadcastId: id, event: { id } as unknown as LiveEvent };
+  return { _id: id, tenantId: 't', urlId: '/p', at, timestamp, broadcastId: id, event: { id } as unknown as LiveEvent };
 }
 
 function ids(items: readonly LogItem[]): string[] {
