@@ -6,7 +6,7 @@ import { log } from '../../engine/log.js';
 import { pageTopic } from '../live/live-events.js';
 import { COMMENTS, type CommentDoc } from '../page/comment-doc.js';
 import { PageKind, pageActorId } from '../page/protocol.js';
-import { TenantKind } from '../tenant/tenant-actor.js';
+import { tenantSettings } from '../tenant/tenant-actor.js';
 import { pollUpdateEvent } from './poll-events.js';
 import {
   createPoll,
@@ -162,7 +162,7 @@ export class PollActor extends Actor<PollProtocol> {
   }
 
   async #requirePollsEnabled(urlId: string): Promise<void> {
-    const settings = await this.system.ask(TenantKind, this.#tenantId, 'settings', { urlId });
+    const settings = await tenantSettings(this.system, this.#tenantId, urlId);
     if (settings.disablePolls) throw new ApiError('polls-disabled');
   }
 
@@ -324,7 +324,7 @@ export class PollActor extends Actor<PollProtocol> {
       assertOption(poll, message.optionId);
       const anonymous = message.userId === null;
       if (anonymous) {
-        const settings = await this.system.ask(TenantKind, this.#tenantId, 'settings', { urlId: poll.urlId });
+        const settings = await tenantSettings(this.system, this.#tenantId, poll.urlId);
         if (!settings.allowAnonVotes) throw new ApiError('poll-login-required');
         if (!this.#limit.allows(message.rateKey, nowMs)) {
           throw new ApiError(

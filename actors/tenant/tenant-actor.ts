@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
+import type { ActorSystem } from '../../engine/actor-system.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { matchesAnyDigest, newId } from '../../engine/ids.js';
@@ -342,3 +343,12 @@ export class TenantActor extends Actor<TenantProtocol> {
 
 /** `tenant:<tenantId>` */
 export const TenantKind = defineKind<TenantProtocol>('tenant');
+
+/**
+ * The effective widget settings of a page (`urlId` null: the tenant's own): from the tenant
+ * actor's published view, else by asking it (which publishes them for the next reader).
+ */
+export function tenantSettings(system: ActorSystem, tenantId: string, urlId: string | null): Settings | Promise<Settings> {
+  const published = system.peek(TenantKind, tenantId, TENANT_VIEWS.settings, urlId ?? '') as Settings | undefined;
+  return published ?? system.ask(TenantKind, tenantId, 'settings', { urlId });
+}

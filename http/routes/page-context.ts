@@ -5,7 +5,7 @@
 import { LRUCache } from 'lru-cache';
 import type { LiveIds } from '../../actors/live/live-ids.js';
 import type { ActorRef } from '../../actors/page/protocol.js';
-import { TENANT_VIEWS, TenantKind } from '../../actors/tenant/tenant-actor.js';
+import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import type { AppServices } from '../services.js';
@@ -39,8 +39,7 @@ export function requireUrlId(urlId: string | undefined): string {
 
 /** The effective widget settings of a page: from the tenant's published view, else by asking. */
 export function settingsOf(app: AppServices, tenantId: string, urlId: string | null): Settings | Promise<Settings> {
-  const published = app.system.peek(TenantKind, tenantId, TENANT_VIEWS.settings, urlId ?? '') as Settings | undefined;
-  return published ?? app.system.ask(TenantKind, tenantId, 'settings', { urlId });
+  return tenantSettings(app.system, tenantId, urlId);
 }
 
 const tails = new WeakMap<LiveIds, LRUCache<string, string>>();
