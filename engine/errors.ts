@@ -99,7 +99,12 @@ export class ApiError extends Error {
   readonly extra: ErrorExtra | undefined;
 
   constructor(code: ErrorCode, reason?: string, extra?: ErrorExtra) {
+    // An API error is an answer, not a fault: nobody reads its stack, and capturing one costs
+    // more than the rest of refusing a bad request (a flood of them would be expensive).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(reason ?? ERRORS[code].message);
+    Error.stackTraceLimit = limit;
     this.code = code;
     this.extra = extra;
   }
