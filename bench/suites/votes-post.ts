@@ -15,11 +15,11 @@ const COMMENTS = 100;
 const USERS = 2000;
 /**
  * Votes in flight. The page actor and the tenant ledger each commit in batches, so more votes in
- * flight make bigger batches and more votes per second, at the price of latency: 32 keeps p99
- * within the 25 ms target on this machine; 128 gives about half as many votes again at about
- * 35 ms p99 (`--connections 128`).
+ * flight make bigger batches and more votes per second, at the price of latency: on this
+ * machine 64 gives about 0.16 of the baseline at a p99 of 15-23 ms, 32 about 0.10, and 128
+ * about 0.17 at a p99 of 25-38 ms (`--connections N`).
  */
-const DEFAULT_CONNECTIONS = 32;
+const DEFAULT_CONNECTIONS = 64;
 
 async function seed(server: ServerProcess): Promise<string[]> {
   const ids: string[] = [];
