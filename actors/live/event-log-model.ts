@@ -72,8 +72,8 @@ export interface StoredEntry {
 
 /**
  * What is stored: the entries of one append, as one chunk. A burst of events (every vote of a
- * commit) then costs one write, and retention drops whole chunks once none of their entries is
- * kept. A chunk's `_id` is its first entry's.
+ * commit) then costs one chunk, not a document per event, and retention drops whole chunks
+ * once none of their entries is kept. A chunk's `_id` is its first entry's.
  *
  * A chunk is two documents: this small indexed one, and its entries (as one JSON string) in an
  * unindexed collection. Retention removes a chunk on almost every append under load, and
