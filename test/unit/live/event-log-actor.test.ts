@@ -63,6 +63,17 @@ for (const fixture of storeFixtures()) {
       assert.deepEqual(await logged(system, '/a'), range(70, 50));
     });
 
+    test('a chunk stored without its entries loads as empty; the other chunks still load', async () => {
+      const first = entries('/m', 0, 3);
+      const second = entries('/m', 3, 3);
+      for (const batch of [first, second]) await system.ask(EventLogKind, eventLogActorId('t1', '/m'), 'append', { entries: batch });
+      await system.shutdown(5000);
+      await handle.store.commit([{ op: 'delete', collection: EVENT_LOG_BODIES, id: first[0]!._id }]);
+      await handle.reopen();
+      system = boot(handle);
+      assert.deepEqual(await logged(system, '/m'), range(3, 3));
+    });
+
     test('a retried append stores nothing twice, and a late batch takes its place by id', async () => {
       const early = entries('/b', 0, 3);
       const late = entries('/b', 3, 3);
