@@ -15,10 +15,18 @@ test('a name without = has an empty value; empty pairs are skipped', () => {
   assert.deepEqual({ ...parseQuery('flag&&x=1&') }, { flag: '', x: '1' });
 });
 
-test('__proto__ is just a name', () => {
+test('__proto__ is just a name, even repeated', () => {
   const q = parseQuery('__proto__=x');
   assert.equal(q['__proto__'], 'x');
+  assert.deepEqual(Object.keys(q), ['__proto__']);
+  const repeated = parseQuery('__proto__=x&__proto__=y');
+  assert.deepEqual(repeated['__proto__'], ['x', 'y']);
+  assert.equal(Object.getPrototypeOf(repeated), Object.prototype);
   assert.equal(({} as Record<string, unknown>)['x'], undefined);
+});
+
+test('names of Object.prototype members are data like any other', () => {
+  assert.deepEqual({ ...parseQuery('constructor=a&toString=b&constructor=c') }, { constructor: ['a', 'c'], toString: 'b' });
 });
 
 test('bad percent-encoding is refused with invalid-param', () => {
