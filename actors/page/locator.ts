@@ -45,9 +45,12 @@ export class PageLocator {
     return doc.urlId;
   }
 
-  /** Where `id` was last seen (remembered, else from storage); the page asked still confirms it. */
-  async urlIdOf(kind: LocatedKind, tenantId: string, id: string): Promise<string | undefined> {
-    return this.#cache.get(`${kind}:${tenantId}:${id}`) ?? (await this.lookup(kind, tenantId, id));
+  /**
+   * Where `id` was last seen (remembered, else from storage); the page asked still confirms it.
+   * A remembered place is answered at once, not as a promise.
+   */
+  urlIdOf(kind: LocatedKind, tenantId: string, id: string): string | undefined | Promise<string | undefined> {
+    return this.#cache.get(`${kind}:${tenantId}:${id}`) ?? this.lookup(kind, tenantId, id);
   }
 
   /** Sends a message to the page holding `id`; `missing` makes the error for an unknown id. */

@@ -2,7 +2,9 @@ import { pageLocator } from '../../actors/page/locator.js';
 import { actorKey, PageKind, pageActorId } from '../../actors/page/protocol.js';
 import { VOTE_DIRECTION } from '../../actors/page/vote-doc.js';
 import { ApiError } from '../../engine/errors.js';
-import { route, type Schema } from '../route.js';
+import { route, type RouteResult, type Schema } from '../route.js';
+import type { AppServices } from '../services.js';
+import type { Settings } from '../../actors/tenant/widget-config.js';
 import { actorRef, requireUrlId, settingsOf, text, URL_ID, USER_ID } from './page-context.js';
 
 interface VoteParams {
@@ -29,6 +31,23 @@ function voteParams(query: VoteParams, body: VoteParams) {
 
 const invalidComment = (id: string) => () => new ApiError('invalid-comment-id', `No comment ${id}.`);
 
+type Vote = ReturnType<typeof voteParams>;
+
+/** Checks the page's settings, then has the page record the vote. */
+function castVote(app: AppServices, tenantId: string, urlId: string | undefined, vote: Vote): Promise<RouteResult> {
+  if (urlId === undefined) throw invalidComment(vote.commentId)();
+  const settings = settingsOf(app, tenantId, urlId);
+  if (settings instanceof Promise) return settings.then((found) => askToVote(app, tenantId, found, vote));
+  return askToVote(app, tenantId, settings, vote);
+}
+
+async function askToVote(app: AppServices, tenantId: string, settings: Settings, { commentId, direction, by }: Vote): Promise<RouteResult> {
+  if (settings.disableVoting) throw new ApiError('voting-disabled');
+  if (by.userId === null && !settings.allowAnonVotes) throw new ApiError('login-required', 'This site does not take anonymous votes: give a userId.');
+  const { voteId } = await pageLocator(app.system).ask('comment', tenantId, commentId, 'vote', { commentId, by, direction }, invalidComment(commentId));
+  return { status: 'success', voteId, isVerified: true, user: { sessionId: null } };
+}
+
 /**
  * Votes on comments. A user has at most one vote per comment: the same direction again is
  * `duplicate`; the other direction replaces the earlier vote (a new vote id).
@@ -41,16 +60,14 @@ export const voteRoutes = [
     query: VOTE_QUERY,
     body: { type: 'object', properties: VOTE_FIELDS },
     usage: { voteCount: 1 },
-    handle: async ({ app, tenantId, query, body }) => {
-      const { commentId, direction, by } = voteParams(query, body);
+    handle: ({ app, tenantId, query, body }) => {
+      const vote = voteParams(query, body);
+      // The hottest write of a page: with the comment's page remembered and the settings
+      // published, as on a busy page, nothing is awaited before the page actor is asked.
       const locator = pageLocator(app.system);
-      const urlId = await locator.urlIdOf('comment', tenantId, commentId);
-      if (urlId === undefined) throw invalidComment(commentId)();
-      const settings = await settingsOf(app, tenantId, urlId);
-      if (settings.disableVoting) throw new ApiError('voting-disabled');
-      if (by.userId === null && !settings.allowAnonVotes) throw new ApiError('login-required', 'This site does not take anonymous votes: give a userId.');
-      const { voteId } = await locator.ask('comment', tenantId, commentId, 'vote', { commentId, by, direction }, invalidComment(commentId));
-      return { status: 'success', voteId, isVerified: true, user: { sessionId: null } };
+      const urlId = locator.urlIdOf('comment', tenantId, vote.commentId);
+      if (urlId instanceof Promise) return urlId.then((found) => castVote(app, tenantId, found, vote));
+      return castVote(app, tenantId, urlId, vote);
     },
   }),
 
