@@ -6,6 +6,7 @@ import { parseQuery, type Query } from './query.js';
 import { errorReply, successReply } from './respond.js';
 import { type AnyRoute, type Method, type RouteRequest, type Schema } from './route.js';
 import { Router } from './router.js';
+import { assertStorableNames } from './storable-names.js';
 import type { AppServices } from './services.js';
 import type { IncomingRequest, RequestHandler, Responder } from './uws.js';
 import { compile, type Check } from './validation.js';
@@ -64,6 +65,7 @@ function parseBody(req: IncomingRequest, route: CompiledRoute): unknown {
     throw new ApiError('invalid-json', `The request body is not valid JSON: ${(err as Error).message}`);
   }
   route.checkBody(body);
+  assertStorableNames(body);
   return body;
 }
 

@@ -75,10 +75,11 @@ export interface StoredEntry {
  * commit) then costs one chunk, not a document per event, and retention drops whole chunks
  * once none of their entries is kept. A chunk's `_id` is its first entry's.
  *
- * A chunk is two documents: this small indexed one, and its entries (as one JSON string) in an
- * unindexed collection. Retention removes a chunk on almost every append under load, and
- * storage must read a document to remove it from its indexes: the small one, that is, not tens
- * of kilobytes of events.
+ * A chunk is two documents: this small indexed one, and its entries in an unindexed
+ * collection. Retention removes a chunk on almost every append under load, and storage must
+ * read a document to remove it from its indexes: the small one, that is, not tens of kilobytes
+ * of events. (Kept as one JSON string instead, the entries measured about 1.6 KB more
+ * allocation per vote for the same CPU.)
  */
 export interface EventLogChunk extends Doc {
   tenantId: string;
@@ -91,8 +92,7 @@ export interface EventLogChunk extends Doc {
 
 /** A chunk's entries. */
 export interface EventLogBody extends Doc {
-  /** `StoredEntry[]` as JSON. */
-  entriesJson: string;
+  entries: StoredEntry[];
 }
 
 /** The writes that store these entries (in id order, all of one page) as one chunk. */
@@ -105,7 +105,7 @@ export function chunkWrites(entries: readonly EventLogDoc[]): WriteOp[] {
     stored.push({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, broadcastId: doc.broadcastId, event: doc.event });
   }
   const chunk: EventLogChunk = { _id: first._id, tenantId: first.tenantId, urlId: first.urlId, at, count: stored.length };
-  const body: EventLogBody = { _id: first._id, entriesJson: JSON.stringify(stored) };
+  const body: EventLogBody = { _id: first._id, entries: stored };
   return [
     { op: 'put', collection: EVENT_LOG, doc: chunk },
     { op: 'put', collection: EVENT_LOG_BODIES, doc: body },
@@ -123,7 +123,7 @@ export function chunkRemovals(chunkId: string): WriteOp[] {
 /** The entries of a chunk, each with its page (none if its body is missing). */
 export function entriesOf(chunk: EventLogChunk, body: EventLogBody | undefined): EventLogDoc[] {
   if (body === undefined) return [];
-  const stored = JSON.parse(body.entriesJson) as StoredEntry[];
+  const stored = body.entries;
   return stored.map((entry) => ({ ...entry, tenantId: chunk.tenantId, urlId: chunk.urlId }));
 }
 

@@ -97,5 +97,33 @@ for (const storage of storages()) {
       const stored = await t.api<{ configuration: { emailFromName: string } }>('GET', '/api/v1/domain-configs/replay.example');
       assert.equal(stored.body.configuration.emailFromName, 'One');
     });
+
+    test('free-form fields are refused, the same on every storage, when storage could not hold them', async () => {
+      const comment = (meta: unknown, urlId = 'storable') => ({
+        body: { commenterName: 'A', comment: 'hi', url: 'https://example.com/s', urlId, locale: 'en_us', meta },
+      });
+      let nested: unknown = 'bottom';
+      for (let i = 0; i < 40; i++) nested = { n: nested };
+      const refused: [string, unknown, RegExp][] = [
+        ['a name with a dot', { 'a.b': 1 }, /"a\.b" in body\.meta/],
+        ['a name starting with $', { $where: 'x' }, /"\$where"/],
+        ['a nested bad name', { x: { $y: 1 } }, /body\.meta\.x/],
+        ['a bad name inside an array', { list: [{ 'c.d': 1 }] }, /body\.meta\.list\[0\]/],
+        ['nesting past the limit', nested, /levels deep/],
+      ];
+      for (const [name, meta, reason] of refused) {
+        const r = await t.api('POST', '/api/v1/comments', comment(meta));
+        assert.deepEqual([r.status, r.body['code']], [400, 'invalid-param'], name);
+        assert.match(r.body['reason'] as string, reason, name);
+      }
+      const listed = await t.api<{ comments: unknown[] }>('GET', '/api/v1/comments', { query: { urlId: 'storable' } });
+      assert.deepEqual(listed.body.comments, [], 'no refused comment was stored');
+
+      const meta = { page: { section: 'news', tags: ['a', 'b'] }, 'with space': true, 'ünïcode': 1 };
+      const ok = await t.api<{ comment: { _id: string; meta: unknown } }>('POST', '/api/v1/comments', comment(meta));
+      assert.equal(ok.status, 200);
+      const read = await t.api<{ comment: { meta: unknown } }>('GET', `/api/v1/comments/${ok.body.comment._id}`);
+      assert.deepEqual(read.body.comment.meta, meta);
+    });
   });
 }
