@@ -145,6 +145,17 @@ for (const storage of storages()) {
       assert.deepEqual(afterRestart, before);
     });
 
+    test('any event is logged and survives a restart, whatever names its fields have', async () => {
+      // Reaction ids become keys of a page-react event's counts, and a comment's meta rides in
+      // its events: MongoDB could not store such names as document fields.
+      const odd = voteEvent(1, { counts: { 'a.b': 1, $x: 2, '\u0000': 3 }, comment: { meta: { 'c.d': { $e: true } } } });
+      await emit(t, pageTopic(tenantId, '/odd-names'), [odd]);
+      const before = (await read({ urlId: '/odd-names', startTime: 0 })).body;
+      assert.deepEqual(seqs(before), [1]);
+      t = await t.restart();
+      assert.deepEqual((await read({ urlId: '/odd-names', startTime: 0 })).body, before);
+    });
+
     test('events published while the server shuts down are still logged', async () => {
       await emit(t, pageTopic(tenantId, '/shutdown'), [voteEvent(1)]);
       await t.server.services.system.shutdown(5000);
