@@ -908,7 +908,8 @@ export class PageActor extends Actor<PageProtocol> {
 
   #reactTotals(): { likeCount: number; counts: Record<string, number> } {
     let likeCount = 0;
-    const counts: Record<string, number> = {};
+    // Reaction ids are callers' words: "__proto__" must be a count like any other.
+    const counts = Object.create(null) as Record<string, number>;
     for (const doc of this.#reacts.values()) {
       if (doc.kind === REACT_KINDS.like) likeCount++;
       else counts[doc.reactId] = (counts[doc.reactId] ?? 0) + 1;

@@ -88,6 +88,18 @@ for (const storage of storages()) {
       assert.deepEqual((await call(t, 'GET', reacts, { urlId: '/never' })).body, { status: 'success', reactedIds: [], counts: {} });
     });
 
+    test('reaction ids that are not plain words count like any other, and survive a restart', async () => {
+      const me = (await call(t, 'GET', reacts, { urlId: '/odd-reacts' })).cookie!;
+      const ids = ['__proto__', 'a.b', '$x', 'constructor'];
+      for (const id of ids) assert.deepEqual((await call(t, 'POST', reacts, { urlId: '/odd-reacts', id }, me)).body, { status: 'success' });
+      const expected = { status: 'success', reactedIds: [...ids].sort(), counts: Object.fromEntries(ids.map((id) => [id, 1])) };
+      const counted = (await call(t, 'GET', reacts, { urlId: '/odd-reacts' }, me)).body as Record<string, unknown>;
+      assert.deepEqual(JSON.parse(JSON.stringify(counted)), expected);
+      t = await t.restart();
+      const again = (await call(t, 'GET', reacts, { urlId: '/odd-reacts' }, me)).body as Record<string, unknown>;
+      assert.deepEqual(JSON.parse(JSON.stringify(again)), expected);
+    });
+
     test('single sign-on: secure payloads are verified; simple ones accepted; users created private', async () => {
       const secret = t.tenant.apiSecret;
       const sso = secureSso(secret, { id: 'sso-1', username: 'alice', email: 'Alice@Example.com', displayName: 'Alice A' });
