@@ -6,6 +6,7 @@
  */
 import type { VoteDoc } from './vote-doc.js';
 
+/** One page's votes, by id and by comment and voter (see the module comment). */
 export class VoteIndex {
   readonly #byId = new Map<string, VoteDoc>();
   readonly #byComment = new Map<string, Map<string, VoteDoc>>();
@@ -56,6 +57,7 @@ export class VoteIndex {
     if (votes.size === 0) this.#byComment.delete(vote.commentId);
   }
 
+  /** Lets every vote go. */
   clear(): void {
     this.#byId.clear();
     this.#byComment.clear();
