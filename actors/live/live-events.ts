@@ -13,6 +13,22 @@ export function userTopic(tenantId: string, userId: string): string {
   return `user:${tenantId}:${userId}`;
 }
 
+/**
+ * Bus topic of one tenant's own changes, for the server itself (never sent to widgets nor
+ * logged): `settings-changed` when its widget configuration, or a page's, changed.
+ */
+export function tenantTopic(tenantId: string): string {
+  return `tenant:${tenantId}`;
+}
+
+/** Published on `tenantTopic` once a widget configuration change is durable. */
+export interface SettingsChanged {
+  readonly type: 'settings-changed';
+  readonly tenantId: string;
+  /** The page whose overrides changed, or null for the tenant's own configuration. */
+  readonly urlId: string | null;
+}
+
 /** What a bus topic addresses: a page (`id` is its urlId) or a user (`id` is the user id) of a tenant. */
 export interface TopicAddress {
   readonly kind: 'page' | 'user';

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
+import { type SettingsChanged, tenantTopic } from '../live/live-events.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { matchesAnyDigest, newId } from '../../engine/ids.js';
@@ -273,6 +274,7 @@ export class TenantActor extends Actor<TenantProtocol> {
         updatedAt: new Date(clock.now()).toISOString(),
       };
       this.put(C.widgetConfigs, doc);
+      this.#settingsChanged(urlId);
       return this.#widgetView(urlId);
     },
 
@@ -282,9 +284,16 @@ export class TenantActor extends Actor<TenantProtocol> {
       if (urlId === null) this.#widgetTenant = undefined;
       else if (!this.#widgetPages.delete(urlId)) throw new ApiError('not-found', 'This page has no configuration of its own.');
       this.remove(C.widgetConfigs, widgetConfigId(this.id, urlId));
+      this.#settingsChanged(urlId);
       return null;
     },
   };
+
+  /** Tells the server (live channels re-check who may listen) once the change is durable. */
+  #settingsChanged(urlId: string | null): void {
+    const event: SettingsChanged = { type: 'settings-changed', tenantId: this.id, urlId };
+    this.publish(tenantTopic(this.id), event);
+  }
 
   #widgetView(urlId: string | null): WidgetConfigView {
     const page = urlId === null ? undefined : this.#widgetPages.get(urlId);

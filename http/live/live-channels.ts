@@ -3,7 +3,7 @@ import type { AppServices } from '../services.js';
 import type { HttpServer } from '../uws.js';
 import { EventLogFeeder } from './event-log-feeder.js';
 import { liveFanout } from './fanout.js';
-import { subChannel } from './sub-channel.js';
+import { SubChannel } from './sub-channel.js';
 
 /** How often pages gone quiet have their expired event-log entries dropped. */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -23,15 +23,18 @@ export interface LiveChannels {
  * `http.onRequest`, which takes every path not claimed before it.
  */
 export function startLive(http: HttpServer, services: AppServices): LiveChannels {
-  http.live('/sub', subChannel(services.liveIds, services.system));
+  const sub = new SubChannel(services.liveIds, services.system);
+  http.live('/sub', sub.behavior);
   const feeder = new EventLogFeeder(services.system);
   const unlisten = services.bus.listen(liveFanout(http, feeder));
+  const unlistenSub = services.bus.listen(sub.onBusEvent);
   const sweep = setInterval(() => services.system.tell(EventLogSweeperKind, SWEEPER_ID, 'sweep', null), SWEEP_INTERVAL_MS);
   sweep.unref();
   return {
     async stop() {
       clearInterval(sweep);
       unlisten();
+      unlistenSub();
       await feeder.stop(services.store);
     },
   };

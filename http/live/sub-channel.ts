@@ -1,11 +1,13 @@
-import { pageTopic, userTopic } from '../../actors/live/live-events.js';
+import { pageTopic, type SettingsChanged, userTopic } from '../../actors/live/live-events.js';
 import type { LiveIds } from '../../actors/live/live-ids.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
+import type { BusListener } from '../../engine/event-bus.js';
+import { log } from '../../engine/log.js';
 import { LIVE_PING, LIVE_PONG } from '../../actors/live/live-wire.js';
 import { ApiError } from '../../engine/errors.js';
 import { parseQuery, type Query } from '../query.js';
 import { errorReply } from '../respond.js';
-import type { LiveBehavior } from '../uws.js';
+import type { LiveBehavior, LiveSocket } from '../uws.js';
 import { assertMayListen } from './page-access.js';
 
 /** Limits of the `/sub` channel, documented in docs/live.md. */
@@ -70,32 +72,94 @@ export function subscriptionFor(liveIds: LiveIds, query: Query): Subscription {
   return { tenantId, urlId, userId, topics };
 }
 
+/** Close code and reason for a reader whose page stopped admitting it (RFC 6455: policy violation). */
+export const REFUSED_CLOSE = { code: 1008, reason: 'sso-required' } as const;
+
 /**
  * The `/sub` websocket channel: upgrades only with valid ids, and with a user's on pages that
  * require single sign-on (otherwise an `APIError` reply with its HTTP status), subscribes the
  * socket to its page's and user's topics, and answers the client's keep-alive `ping` with
  * `pong`. Any other client message is ignored.
+ *
+ * Admission is also checked again when it may have changed: once a tenant's or a page's widget
+ * configuration change is durable, every anonymous reader of the pages concerned is checked as
+ * at upgrade, and closed (`REFUSED_CLOSE`) if its page now requires single sign-on. Otherwise
+ * a page switched to single sign-on would go on showing its comments to readers it refuses.
  */
-export function subChannel(liveIds: LiveIds, system: ActorSystem): LiveBehavior<Subscription> {
-  return {
+export class SubChannel {
+  readonly #liveIds: LiveIds;
+  readonly #system: ActorSystem;
+  /** Open connections without a user, by tenant: the ones a settings change can refuse. */
+  readonly #anonymous = new Map<string, Set<LiveSocket<Subscription>>>();
+
+  constructor(liveIds: LiveIds, system: ActorSystem) {
+    this.#liveIds = liveIds;
+    this.#system = system;
+  }
+
+  /** The websocket behaviour to serve `/sub` with. */
+  readonly behavior: LiveBehavior<Subscription> = {
     maxBackpressure: SUB_LIMITS.maxBackpressureBytes,
     closeOnBackpressureLimit: true,
     idleTimeoutSeconds: SUB_LIMITS.idleTimeoutSeconds,
     maxPayloadLength: SUB_LIMITS.maxMessageBytes,
-    async upgrade(req) {
+    upgrade: async (req) => {
       try {
-        const subscription = subscriptionFor(liveIds, parseQuery(req.query));
-        await assertMayListen(system, subscription.tenantId, subscription.urlId, subscription.userId);
+        const subscription = subscriptionFor(this.#liveIds, parseQuery(req.query));
+        await assertMayListen(this.#system, subscription.tenantId, subscription.urlId, subscription.userId);
         return { accept: subscription };
       } catch (err) {
         return { refuse: errorReply(err) };
       }
     },
-    open(socket) {
+    open: (socket) => {
       for (const topic of socket.data.topics) socket.subscribe(topic);
+      if (socket.data.userId !== null) return;
+      let sockets = this.#anonymous.get(socket.data.tenantId);
+      if (sockets === undefined) {
+        sockets = new Set();
+        this.#anonymous.set(socket.data.tenantId, sockets);
+      }
+      sockets.add(socket);
     },
-    message(socket, text) {
+    message: (socket, text) => {
       if (text === LIVE_PING) socket.send(LIVE_PONG);
     },
+    close: (socket) => {
+      const sockets = this.#anonymous.get(socket.data.tenantId);
+      if (sockets === undefined || !sockets.delete(socket)) return;
+      if (sockets.size === 0) this.#anonymous.delete(socket.data.tenantId);
+    },
   };
+
+  /** The bus listener that re-checks readers when settings change. */
+  readonly onBusEvent: BusListener = (topic, event) => {
+    if (!topic.startsWith('tenant:') || (event as SettingsChanged | undefined)?.type !== 'settings-changed') return;
+    const { tenantId, urlId } = event as SettingsChanged;
+    void this.#recheck(tenantId, urlId);
+  };
+
+  async #recheck(tenantId: string, urlId: string | null): Promise<void> {
+    const sockets = this.#anonymous.get(tenantId);
+    if (sockets === undefined) return;
+    const byPage = new Map<string, LiveSocket<Subscription>[]>();
+    for (const socket of sockets) {
+      if (urlId !== null && socket.data.urlId !== urlId) continue;
+      const page = byPage.get(socket.data.urlId);
+      if (page === undefined) byPage.set(socket.data.urlId, [socket]);
+      else page.push(socket);
+    }
+    for (const [page, readers] of byPage) {
+      try {
+        await assertMayListen(this.#system, tenantId, page, null);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status >= 500) {
+          log.warn('live-recheck-failed', { tenantId, urlId: page, err });
+          continue;
+        }
+        // Closed meanwhile, they left the set; the close callback removes the rest.
+        for (const socket of readers) if (sockets.has(socket)) socket.close(REFUSED_CLOSE.code, err.code);
+      }
+    }
+  }
 }

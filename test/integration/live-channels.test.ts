@@ -11,6 +11,14 @@ import { InstrumentedStore } from '../fixtures/instrumented-store.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { emit, LiveClient, Refused, subscribe, subUrl, voteEvent } from '../unit/live/fixtures.js';
 
+/** The close code of `client`, failing instead of hanging if it is still open after a while. */
+function closeCode(client: LiveClient): Promise<number> {
+  return Promise.race([
+    client.closed,
+    new Promise<number>((_, reject) => setTimeout(() => reject(new Error('the connection is still open')), 10_000).unref()),
+  ]);
+}
+
 async function refusal(url: string): Promise<Refused> {
   try {
     const client = await LiveClient.connect(url);
@@ -161,6 +169,31 @@ for (const storage of storages()) {
       // Other pages of the tenant are unaffected.
       const open = await subscribe(t, tenantId, '/post/1');
       open.close();
+    });
+
+    test('switching a page to single sign-on closes its anonymous readers, and only those', async () => {
+      const ids = t.server.services.liveIds;
+      const page = { tenantIdWS: ids.tenantIdWS(tenantId), urlId: ids.urlIdWS(tenantId, '/turning') };
+      const anonymous = await LiveClient.connect(subUrl(t, page));
+      const member = await LiveClient.connect(subUrl(t, { ...page, userIdWS: ids.userIdWS(tenantId, 'member-2') }));
+      const elsewhere = await subscribe(t, tenantId, '/still-open');
+      const otherTenant = await subscribe(t, other.tenantId, '/turning');
+
+      assert.equal((await t.api('PUT', '/api/v1/widget-config', { query: { urlId: '/turning' }, body: { requireSSO: true } })).status, 200);
+      assert.equal(await closeCode(anonymous), 1008, 'the anonymous reader is closed as refused');
+      await emit(t, pageTopic(tenantId, '/turning'), [voteEvent(50)]);
+      assert.equal((await member.next())['seq'], 50, 'a reader with a user stays');
+      await emit(t, pageTopic(tenantId, '/still-open'), [voteEvent(51)]);
+      assert.equal((await elsewhere.next())['seq'], 51, 'readers of other pages stay');
+      await emit(t, pageTopic(other.tenantId, '/turning'), [voteEvent(52)]);
+      assert.equal((await otherTenant.next())['seq'], 52, 'readers of another tenant stay');
+
+      // The tenant-wide setting reaches every page without overrides of its own.
+      const tenantWide = await subscribe(t, tenantId, '/tenant-wide');
+      assert.equal((await t.api('PATCH', '/api/v1/widget-config', { body: { requireSSO: true } })).status, 200);
+      assert.equal(await closeCode(tenantWide), 1008);
+      assert.equal((await t.api('PATCH', '/api/v1/widget-config', { body: { requireSSO: false } })).status, 200);
+      for (const client of [member, elsewhere, otherTenant]) client.close();
     });
 
     test('ids stay valid across a restart, and subscribers reconnect to the new server', async () => {
