@@ -72,8 +72,8 @@ export function subscriptionFor(liveIds: LiveIds, query: Query): Subscription {
   return { tenantId, urlId, userId, topics };
 }
 
-/** Close code and reason for a reader whose page stopped admitting it (RFC 6455: policy violation). */
-export const REFUSED_CLOSE = { code: 1008, reason: 'sso-required' } as const;
+/** Close code for a reader whose page stopped admitting it (RFC 6455: policy violation). */
+export const REFUSED_CLOSE = 1008;
 
 /**
  * The `/sub` websocket channel: upgrades only with valid ids, and with a user's on pages that
@@ -82,15 +82,16 @@ export const REFUSED_CLOSE = { code: 1008, reason: 'sso-required' } as const;
  * `pong`. Any other client message is ignored.
  *
  * Admission is also checked again when it may have changed: once a tenant's or a page's widget
- * configuration change is durable, every anonymous reader of the pages concerned is checked as
- * at upgrade, and closed (`REFUSED_CLOSE`) if its page now requires single sign-on. Otherwise
- * a page switched to single sign-on would go on showing its comments to readers it refuses.
+ * configuration change is durable, every reader of the pages concerned is checked as at
+ * upgrade, and closed (`REFUSED_CLOSE`, with the refusal's code as reason) if it would now be
+ * refused. Otherwise a page switched to single sign-on would go on showing its comments to
+ * readers it refuses.
  */
 export class SubChannel {
   readonly #liveIds: LiveIds;
   readonly #system: ActorSystem;
-  /** Open connections without a user, by tenant: the ones a settings change can refuse. */
-  readonly #anonymous = new Map<string, Set<LiveSocket<Subscription>>>();
+  /** Open connections, by tenant: the ones a settings change may refuse. */
+  readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
 
   constructor(liveIds: LiveIds, system: ActorSystem) {
     this.#liveIds = liveIds;
@@ -114,11 +115,10 @@ export class SubChannel {
     },
     open: (socket) => {
       for (const topic of socket.data.topics) socket.subscribe(topic);
-      if (socket.data.userId !== null) return;
-      let sockets = this.#anonymous.get(socket.data.tenantId);
+      let sockets = this.#open.get(socket.data.tenantId);
       if (sockets === undefined) {
         sockets = new Set();
-        this.#anonymous.set(socket.data.tenantId, sockets);
+        this.#open.set(socket.data.tenantId, sockets);
       }
       sockets.add(socket);
     },
@@ -126,9 +126,9 @@ export class SubChannel {
       if (text === LIVE_PING) socket.send(LIVE_PONG);
     },
     close: (socket) => {
-      const sockets = this.#anonymous.get(socket.data.tenantId);
+      const sockets = this.#open.get(socket.data.tenantId);
       if (sockets === undefined || !sockets.delete(socket)) return;
-      if (sockets.size === 0) this.#anonymous.delete(socket.data.tenantId);
+      if (sockets.size === 0) this.#open.delete(socket.data.tenantId);
     },
   };
 
@@ -140,25 +140,28 @@ export class SubChannel {
   };
 
   async #recheck(tenantId: string, urlId: string | null): Promise<void> {
-    const sockets = this.#anonymous.get(tenantId);
+    const sockets = this.#open.get(tenantId);
     if (sockets === undefined) return;
-    const byPage = new Map<string, LiveSocket<Subscription>[]>();
+    // One check per page and reader: many connections usually share a few.
+    const readers = new Map<string, { urlId: string; userId: string | null; sockets: LiveSocket<Subscription>[] }>();
     for (const socket of sockets) {
-      if (urlId !== null && socket.data.urlId !== urlId) continue;
-      const page = byPage.get(socket.data.urlId);
-      if (page === undefined) byPage.set(socket.data.urlId, [socket]);
-      else page.push(socket);
+      const { urlId: page, userId } = socket.data;
+      if (urlId !== null && page !== urlId) continue;
+      const key = `${page}\n${userId ?? ''}`;
+      const reader = readers.get(key);
+      if (reader === undefined) readers.set(key, { urlId: page, userId, sockets: [socket] });
+      else reader.sockets.push(socket);
     }
-    for (const [page, readers] of byPage) {
+    for (const reader of readers.values()) {
       try {
-        await assertMayListen(this.#system, tenantId, page, null);
+        await assertMayListen(this.#system, tenantId, reader.urlId, reader.userId);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) {
-          log.warn('live-recheck-failed', { tenantId, urlId: page, err });
+          log.warn('live-recheck-failed', { tenantId, urlId: reader.urlId, err });
           continue;
         }
-        // Closed meanwhile, they left the set; the close callback removes the rest.
-        for (const socket of readers) if (sockets.has(socket)) socket.close(REFUSED_CLOSE.code, err.code);
+        // Connections closed meanwhile have left the set.
+        for (const socket of reader.sockets) if (sockets.has(socket)) socket.close(REFUSED_CLOSE, err.code);
       }
     }
   }

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { LIVE_EVENT_TYPES, pageTopic, userTopic } from '../../actors/live/live-events.js';
 import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
 import { EventLogKind, eventLogActorId } from '../../actors/live/event-log-protocol.js';
+import { UserKind, userActorId } from '../../actors/user/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import { COLLECTIONS } from '../../storage/collections.js';
 import { createStore } from '../../storage/create-store.js';
@@ -194,6 +195,36 @@ for (const storage of storages()) {
       assert.equal(await closeCode(tenantWide), 1008);
       assert.equal((await t.api('PATCH', '/api/v1/widget-config', { body: { requireSSO: false } })).status, 200);
       for (const client of [member, elsewhere, otherTenant]) client.close();
+    });
+
+    test('on a page restricted to groups, only readers in one of them may listen', async () => {
+      const ids = t.server.services.liveIds;
+      const system = t.server.services.system;
+      for (const [id, groupIds] of [['in-group', ['g1', 'g9']], ['outsider', ['g2']]] as const) {
+        await system.ask(UserKind, userActorId(tenantId, id), 'upsertSso', { fields: { username: id, groupIds: [...groupIds] } });
+      }
+      assert.equal((await t.api('POST', '/api/v1/pages', { body: { urlId: '/club', url: 'https://example.com/club', title: 'Club', accessibleByGroupIds: ['g1'] } })).status, 200);
+      const page = { tenantIdWS: ids.tenantIdWS(tenantId), urlId: ids.urlIdWS(tenantId, '/club') };
+      const as = (userId: string) => subUrl(t, { ...page, userIdWS: ids.userIdWS(tenantId, userId) });
+
+      // Groups matter only where single sign-on is required, as for the page's reaction lists.
+      const outsiderBefore = await LiveClient.connect(as('outsider'));
+      const memberBefore = await LiveClient.connect(as('in-group'));
+      assert.equal((await t.api('PUT', '/api/v1/widget-config', { query: { urlId: '/club' }, body: { requireSSO: true } })).status, 200);
+      assert.equal(await closeCode(outsiderBefore), 1008, 'a reader outside the groups is closed once the page requires single sign-on');
+
+      const refused = await refusal(as('outsider'));
+      assert.deepEqual([refused.status, refused.body['code']], [403, 'page-forbidden']);
+      const unknownUser = await refusal(as('nobody-known'));
+      assert.deepEqual([unknownUser.status, unknownUser.body['code']], [403, 'page-forbidden']);
+      const member = await LiveClient.connect(as('in-group'));
+      await emit(t, pageTopic(tenantId, '/club'), [voteEvent(60)]);
+      assert.equal((await member.next())['seq'], 60);
+      assert.equal((await memberBefore.next())['seq'], 60, 'a member connected before stays');
+      const log = await t.api('GET', `/event-log/${tenantId}`, { auth: 'none', query: { urlId: '/club', startTime: 0, userIdWS: ids.userIdWS(tenantId, 'outsider') } });
+      assert.deepEqual([log.status, log.body['code']], [403, 'page-forbidden'], 'nor may an outsider catch up from the log');
+      member.close();
+      memberBefore.close();
     });
 
     test('ids stay valid across a restart, and subscribers reconnect to the new server', async () => {
