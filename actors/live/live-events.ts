@@ -15,17 +15,20 @@ export function userTopic(tenantId: string, userId: string): string {
 
 /**
  * Bus topic of one tenant's own changes, for the server itself (never sent to widgets nor
- * logged): `settings-changed` when its widget configuration, or a page's, changed.
+ * logged): `access-changed` when what decides who may read a page changed.
  */
 export function tenantTopic(tenantId: string): string {
   return `tenant:${tenantId}`;
 }
 
-/** Published on `tenantTopic` once a widget configuration change is durable. */
-export interface SettingsChanged {
-  readonly type: 'settings-changed';
+/**
+ * Published on `tenantTopic` once a change to who may read pages is durable: the tenant's or a
+ * page's widget configuration (`requireSSO`), or a page's groups.
+ */
+export interface AccessChanged {
+  readonly type: 'access-changed';
   readonly tenantId: string;
-  /** The page whose overrides changed, or null for the tenant's own configuration. */
+  /** The page concerned, or null for every page of the tenant. */
   readonly urlId: string | null;
 }
 

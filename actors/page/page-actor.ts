@@ -6,7 +6,7 @@ import { log } from '../../engine/log.js';
 import { DuplicateKeyError } from '../../storage/errors.js';
 import type { Doc, WriteOp } from '../../storage/store.js';
 import { HashTagKind } from '../hashtag/protocol.js';
-import { pageTopic } from '../live/live-events.js';
+import { type AccessChanged, pageTopic, tenantTopic } from '../live/live-events.js';
 import { createPoll, POLL_COLLECTIONS, type PollDoc, type PollView, pollView } from '../poll/poll-model.js';
 import { PollKind, pollActorId } from '../poll/protocol.js';
 import type { Settings } from '../tenant/widget-config.js';
@@ -472,6 +472,7 @@ export class PageActor extends Actor<PageProtocol> {
       if (accessibleByGroupIds !== null || isClosed !== null) {
         this.#putPage({ ...page, accessibleByGroupIds: accessibleByGroupIds === null ? page.accessibleByGroupIds : [...accessibleByGroupIds], isClosed: isClosed ?? page.isClosed });
       }
+      if (accessibleByGroupIds !== null && accessibleByGroupIds.length > 0) this.#accessChanged();
       return this.#page!;
     },
 
@@ -483,6 +484,7 @@ export class PageActor extends Actor<PageProtocol> {
       if (changes.isClosed !== undefined) next.isClosed = changes.isClosed;
       if (changes.accessibleByGroupIds !== undefined) next.accessibleByGroupIds = [...changes.accessibleByGroupIds];
       this.#putPage(next);
+      if (changes.accessibleByGroupIds !== undefined) this.#accessChanged();
       let commentsUpdated = 0;
       if (changes.title !== undefined || changes.url !== undefined) {
         for (const doc of [...this.#comments.values()]) {
@@ -852,6 +854,12 @@ export class PageActor extends Actor<PageProtocol> {
       // The comment's change is already durable; the poll actor reads it again when it starts.
       log.warn('poll-comment-changed-failed', { tenantId: this.#tenantId, commentId, err });
     }
+  }
+
+  /** Has live channels check their readers of this page again, once its groups are durable. */
+  #accessChanged(): void {
+    const event: AccessChanged = { type: 'access-changed', tenantId: this.#tenantId, urlId: this.#urlId };
+    this.publish(tenantTopic(this.#tenantId), event);
   }
 
   #publish(event: Record<string, unknown> & { type: string }): void {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
-import { type SettingsChanged, tenantTopic } from '../live/live-events.js';
+import { type AccessChanged, tenantTopic } from '../live/live-events.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { matchesAnyDigest, newId } from '../../engine/ids.js';
@@ -274,7 +274,7 @@ export class TenantActor extends Actor<TenantProtocol> {
         updatedAt: new Date(clock.now()).toISOString(),
       };
       this.put(C.widgetConfigs, doc);
-      this.#settingsChanged(urlId);
+      this.#accessChanged(urlId);
       return this.#widgetView(urlId);
     },
 
@@ -284,14 +284,14 @@ export class TenantActor extends Actor<TenantProtocol> {
       if (urlId === null) this.#widgetTenant = undefined;
       else if (!this.#widgetPages.delete(urlId)) throw new ApiError('not-found', 'This page has no configuration of its own.');
       this.remove(C.widgetConfigs, widgetConfigId(this.id, urlId));
-      this.#settingsChanged(urlId);
+      this.#accessChanged(urlId);
       return null;
     },
   };
 
   /** Tells the server (live channels re-check who may listen) once the change is durable. */
-  #settingsChanged(urlId: string | null): void {
-    const event: SettingsChanged = { type: 'settings-changed', tenantId: this.id, urlId };
+  #accessChanged(urlId: string | null): void {
+    const event: AccessChanged = { type: 'access-changed', tenantId: this.id, urlId };
     this.publish(tenantTopic(this.id), event);
   }
 

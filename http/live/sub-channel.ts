@@ -1,4 +1,4 @@
-import { pageTopic, type SettingsChanged, userTopic } from '../../actors/live/live-events.js';
+import { pageTopic, type AccessChanged, userTopic } from '../../actors/live/live-events.js';
 import type { LiveIds } from '../../actors/live/live-ids.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
 import type { BusListener } from '../../engine/event-bus.js';
@@ -81,16 +81,16 @@ export const REFUSED_CLOSE = 1008;
  * socket to its page's and user's topics, and answers the client's keep-alive `ping` with
  * `pong`. Any other client message is ignored.
  *
- * Admission is also checked again when it may have changed: once a tenant's or a page's widget
- * configuration change is durable, every reader of the pages concerned is checked as at
- * upgrade, and closed (`REFUSED_CLOSE`, with the refusal's code as reason) if it would now be
- * refused. Otherwise a page switched to single sign-on would go on showing its comments to
- * readers it refuses.
+ * Admission is also checked again when it may have changed: once a change of a tenant's or a
+ * page's widget configuration, or of a page's groups, is durable, every reader of the pages
+ * concerned is checked as at upgrade, and closed (`REFUSED_CLOSE`, with the refusal's code as
+ * reason) if it would now be refused. Otherwise a page switched to single sign-on would go on
+ * showing its comments to readers it refuses.
  */
 export class SubChannel {
   readonly #liveIds: LiveIds;
   readonly #system: ActorSystem;
-  /** Open connections, by tenant: the ones a settings change may refuse. */
+  /** Open connections, by tenant: the ones a change of access may refuse. */
   readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
 
   constructor(liveIds: LiveIds, system: ActorSystem) {
@@ -132,10 +132,10 @@ export class SubChannel {
     },
   };
 
-  /** The bus listener that re-checks readers when settings change. */
+  /** The bus listener that checks readers again when who may read a page changed. */
   readonly onBusEvent: BusListener = (topic, event) => {
-    if (!topic.startsWith('tenant:') || (event as SettingsChanged | undefined)?.type !== 'settings-changed') return;
-    const { tenantId, urlId } = event as SettingsChanged;
+    if (!topic.startsWith('tenant:') || (event as AccessChanged | undefined)?.type !== 'access-changed') return;
+    const { tenantId, urlId } = event as AccessChanged;
     void this.#recheck(tenantId, urlId);
   };
 

@@ -223,8 +223,12 @@ for (const storage of storages()) {
       assert.equal((await memberBefore.next())['seq'], 60, 'a member connected before stays');
       const log = await t.api('GET', `/event-log/${tenantId}`, { auth: 'none', query: { urlId: '/club', startTime: 0, userIdWS: ids.userIdWS(tenantId, 'outsider') } });
       assert.deepEqual([log.status, log.body['code']], [403, 'page-forbidden'], 'nor may an outsider catch up from the log');
-      member.close();
-      memberBefore.close();
+
+      // Taking the group away from the page closes its member too.
+      const pageId = (await t.api<{ page: { id: string } }>('GET', '/api/v1/pages/by-url-id', { query: { urlId: '/club' } })).body.page.id;
+      assert.equal((await t.api('PATCH', `/api/v1/pages/${pageId}`, { body: { accessibleByGroupIds: ['g2'] } })).status, 200);
+      assert.equal(await closeCode(member), 1008, 'a reader whose group the page no longer admits is closed');
+      assert.equal(await closeCode(memberBefore), 1008);
     });
 
     test('ids stay valid across a restart, and subscribers reconnect to the new server', async () => {
