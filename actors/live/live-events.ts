@@ -23,13 +23,15 @@ export function tenantTopic(tenantId: string): string {
 
 /**
  * Published on `tenantTopic` once a change to who may read pages is durable: the tenant's or a
- * page's widget configuration (`requireSSO`), or a page's groups.
+ * page's widget configuration (`requireSSO`), a page's groups, or a user's groups.
  */
 export interface AccessChanged {
   readonly type: 'access-changed';
   readonly tenantId: string;
   /** The page concerned, or null for every page of the tenant. */
   readonly urlId: string | null;
+  /** The only reader concerned, if the change is one user's. */
+  readonly userId?: string;
 }
 
 /** What a bus topic addresses: a page (`id` is its urlId) or a user (`id` is the user id) of a tenant. */

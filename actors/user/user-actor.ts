@@ -2,6 +2,7 @@ import { Actor, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import type { CollectionSpec } from '../../storage/store.js';
+import { type AccessChanged, tenantTopic } from '../live/live-events.js';
 import { type SsoUserFields, type UserDoc, type UserProtocol, USERS, USERNAME_CLAIMS } from './protocol.js';
 
 /** Users (findable by email) and username claims. */
@@ -81,17 +82,25 @@ export class UserActor extends Actor<UserProtocol> {
     get: () => this.#user,
     put: ({ user }) => {
       if (user._id !== this.#userId || user.tenantId !== this.#tenantId) throw new ApiError('internal-error', 'user put to the wrong actor');
-      this.#user = user;
-      this.put(USERS, user);
+      this.#saveUser(user);
       return user;
     },
     upsertSso: ({ fields }) => {
       if (this.#user !== null && this.#user.kind !== 'sso') throw new ApiError('invalid-user', 'This user id belongs to a user that is not a single sign-on user.');
       const next = mergeSsoUser(this.#user, { _id: this.#userId, tenantId: this.#tenantId }, fields, new Date(clock.now()).toISOString());
       if (this.#user !== null && sameUser(this.#user, next)) return this.#user;
-      this.#user = next;
-      this.put(USERS, next);
+      this.#saveUser(next);
       return next;
     },
   };
+
+  /** Stores the user; a change of its groups has live channels check its readers again. */
+  #saveUser(user: UserDoc): void {
+    const groupsChanged = JSON.stringify(this.#user?.groupIds ?? []) !== JSON.stringify(user.groupIds ?? []);
+    this.#user = user;
+    this.put(USERS, user);
+    if (!groupsChanged) return;
+    const event: AccessChanged = { type: 'access-changed', tenantId: this.#tenantId, urlId: null, userId: this.#userId };
+    this.publish(tenantTopic(this.#tenantId), event);
+  }
 }

@@ -82,10 +82,10 @@ export const REFUSED_CLOSE = 1008;
  * `pong`. Any other client message is ignored.
  *
  * Admission is also checked again when it may have changed: once a change of a tenant's or a
- * page's widget configuration, or of a page's groups, is durable, every reader of the pages
- * concerned is checked as at upgrade, and closed (`REFUSED_CLOSE`, with the refusal's code as
- * reason) if it would now be refused. Otherwise a page switched to single sign-on would go on
- * showing its comments to readers it refuses.
+ * page's widget configuration, of a page's groups or of a user's groups is durable, every
+ * reader concerned is checked as at upgrade, and closed (`REFUSED_CLOSE`, with the refusal's
+ * code as reason) if it would now be refused. Otherwise a page switched to single sign-on
+ * would go on showing its comments to readers it refuses.
  */
 export class SubChannel {
   readonly #liveIds: LiveIds;
@@ -135,18 +135,18 @@ export class SubChannel {
   /** The bus listener that checks readers again when who may read a page changed. */
   readonly onBusEvent: BusListener = (topic, event) => {
     if (!topic.startsWith('tenant:') || (event as AccessChanged | undefined)?.type !== 'access-changed') return;
-    const { tenantId, urlId } = event as AccessChanged;
-    void this.#recheck(tenantId, urlId);
+    const { tenantId, urlId, userId } = event as AccessChanged;
+    void this.#recheck(tenantId, urlId, userId);
   };
 
-  async #recheck(tenantId: string, urlId: string | null): Promise<void> {
+  async #recheck(tenantId: string, urlId: string | null, onlyUser: string | undefined): Promise<void> {
     const sockets = this.#open.get(tenantId);
     if (sockets === undefined) return;
     // One check per page and reader: many connections usually share a few.
     const readers = new Map<string, { urlId: string; userId: string | null; sockets: LiveSocket<Subscription>[] }>();
     for (const socket of sockets) {
       const { urlId: page, userId } = socket.data;
-      if (urlId !== null && page !== urlId) continue;
+      if ((urlId !== null && page !== urlId) || (onlyUser !== undefined && userId !== onlyUser)) continue;
       const key = `${page}\n${userId ?? ''}`;
       const reader = readers.get(key);
       if (reader === undefined) readers.set(key, { urlId: page, userId, sockets: [socket] });

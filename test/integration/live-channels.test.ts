@@ -224,6 +224,14 @@ for (const storage of storages()) {
       const log = await t.api('GET', `/event-log/${tenantId}`, { auth: 'none', query: { urlId: '/club', startTime: 0, userIdWS: ids.userIdWS(tenantId, 'outsider') } });
       assert.deepEqual([log.status, log.body['code']], [403, 'page-forbidden'], 'nor may an outsider catch up from the log');
 
+      // A member who leaves the group is closed; the other member stays.
+      await system.ask(UserKind, userActorId(tenantId, 'leaving'), 'upsertSso', { fields: { username: 'leaving', groupIds: ['g1'] } });
+      const leaver = await LiveClient.connect(as('leaving'));
+      await system.ask(UserKind, userActorId(tenantId, 'leaving'), 'upsertSso', { fields: { groupIds: ['g3'] } });
+      assert.equal(await closeCode(leaver), 1008, 'a reader who left the page\'s groups is closed');
+      await emit(t, pageTopic(tenantId, '/club'), [voteEvent(61)]);
+      assert.equal((await member.next())['seq'], 61, 'the members who stayed still listen');
+
       // Taking the group away from the page closes its member too.
       const pageId = (await t.api<{ page: { id: string } }>('GET', '/api/v1/pages/by-url-id', { query: { urlId: '/club' } })).body.page.id;
       assert.equal((await t.api('PATCH', `/api/v1/pages/${pageId}`, { body: { accessibleByGroupIds: ['g2'] } })).status, 200);
