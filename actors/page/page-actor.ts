@@ -1,5 +1,5 @@
 import { Actor, type Handlers } from '../../engine/actor.js';
-import { clock } from '../../engine/clock.js';
+import { clock, isoTime } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
 import { log } from '../../engine/log.js';
@@ -800,7 +800,7 @@ export class PageActor extends Actor<PageProtocol> {
       voterKey,
       direction,
       kind: VOTE_KINDS.authorized,
-      createdAt: new Date(now).toISOString(),
+      createdAt: isoTime(now),
     };
     this.put(VOTES, vote);
     this.#votes.add(vote);

@@ -3,6 +3,7 @@
  * request and returns the next state (new objects, never mutated ones) or throws the
  * `ApiError` that refuses it. The poll actor calls them and writes what they return.
  */
+import { isoTime } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import {
   assertText,
@@ -186,7 +187,7 @@ export function castVote(
 ): VoteOutcome {
   assertOption(poll, request.optionId);
   if (existing !== undefined && existing.optionId === request.optionId) return { poll, vote: existing, changed: false };
-  const now = new Date(nowMs).toISOString();
+  const now = isoTime(nowMs);
   if (existing !== undefined) {
     const moved = withMove(poll, existing.optionId, request.optionId);
     const vote: PollVoteDoc = {

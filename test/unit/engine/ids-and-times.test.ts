@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { isoTime } from '../../../engine/clock.js';
 import { newId } from '../../../engine/ids.js';
 
 describe('new ids', () => {
@@ -15,5 +16,13 @@ describe('new ids', () => {
     assert.equal(new Set(ids).size, ids.length);
     const firsts = [newId(5_000), newId(6_000), newId(70_000)];
     assert.deepEqual([...firsts].sort(), firsts);
+  });
+});
+
+describe('ISO times', () => {
+  test('are those of Date, also when asked again for the same or an earlier millisecond', () => {
+    for (const ms of [0, 1_795_334_210_149, 1_795_334_210_149, 1_795_334_210_150, 1_795_334_210_149, Date.UTC(2026, 0, 1)]) {
+      assert.equal(isoTime(ms), new Date(ms).toISOString());
+    }
   });
 });
