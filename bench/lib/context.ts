@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mainThreadCpuSeconds, processCpuSeconds } from './cpu.js';
 import { findWrk, load as runLoad, type LoadResult, type LoadSpec } from './load.js';
 import {
   startBaselineProcess,
@@ -31,6 +32,15 @@ function environment(options: RunOptions): Environment {
     loadGenerator: wrk !== undefined ? `wrk -t1 (${wrk})` : 'autocannon (1 worker)',
     tmpdir: tmpdir(),
   };
+}
+
+/** `result` with the CPU process `pid` spent per request since `before` (left out off Linux). */
+function withServerCpu(result: LoadResult, pid: number, before: { main: number | undefined; all: number | undefined }): LoadResult {
+  const main = mainThreadCpuSeconds(pid);
+  const all = processCpuSeconds(pid);
+  if (main === undefined || all === undefined || before.main === undefined || before.all === undefined || result.requests === 0) return result;
+  const perRequest = (seconds: number) => (seconds * 1e6) / result.requests;
+  return { ...result, serverCpu: { mainThreadUs: perRequest(main - before.main), processUs: perRequest(all - before.all) } };
 }
 
 function describeErrors(result: LoadResult): string {
@@ -67,7 +77,10 @@ export async function runSuite(suite: Suite, options: RunOptions, progress: (mes
       warmup = await runLoad({ ...full, durationSeconds: options.warmupSeconds });
     }
     say(`measure ${label} (${full.durationSeconds} s)`);
-    const result = await runLoad(full);
+    const pid = spec.serverPid;
+    const cpu0 = pid === undefined ? undefined : { main: mainThreadCpuSeconds(pid), all: processCpuSeconds(pid) };
+    const loaded = await runLoad(full);
+    const result = pid === undefined || cpu0 === undefined ? loaded : withServerCpu(loaded, pid, cpu0);
     if (loads.length === 0 && result.tool === 'autocannon') {
       notes.push(
         'Measured with autocannon: it saturates below what the hello world serves, which inflates ratios, ' +

@@ -41,6 +41,8 @@ export interface LoadSpec extends LoadRequest {
   readonly timeoutSeconds?: number;
   /** Default `auto`: wrk when on PATH. */
   readonly tool?: 'auto' | 'wrk' | 'autocannon';
+  /** The server under load: its CPU over the measured phase is reported per request (Linux). */
+  readonly serverPid?: number;
 }
 
 /** Latency distribution in milliseconds. */
@@ -78,6 +80,16 @@ export interface LoadResult {
   readonly rps: number;
   readonly latencyMs: LatencyMs;
   readonly errors: LoadErrors;
+  /** With `serverPid`: the server's CPU per completed request over the measured phase. */
+  readonly serverCpu?: ServerCpu;
+}
+
+/** CPU a server spent per request, in microseconds. */
+export interface ServerCpu {
+  /** Its main (JavaScript) thread. */
+  readonly mainThreadUs: number;
+  /** All its threads (storage writer, garbage collector helpers, ...). */
+  readonly processUs: number;
 }
 
 const DEFAULT_CONNECTIONS = 64;

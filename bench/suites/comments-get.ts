@@ -5,6 +5,7 @@
  * page actor answers from the serialised page it keeps until the page next changes.
  */
 import type { ServerProcess } from '../lib/processes.js';
+import { figureServerCpu } from '../lib/cpu.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const URL_ID = 'bench-page';
@@ -61,7 +62,7 @@ async function run(ctx: SuiteContext): Promise<void> {
 
   const cmp = await ctx.compare({
     label: `GET ${PATH} (500 comments, page of 30)`,
-    subject: { url: `${server.url}${PATH}`, headers: server.authHeaders },
+    subject: { url: `${server.url}${PATH}`, headers: server.authHeaders, serverPid: server.pid },
     baseline: { url: `${baseline.url}/` },
   });
   const s = cmp.subject;
@@ -70,6 +71,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'baselineRps', label: 'hello-world throughput (mean of both runs)', value: cmp.baselineRps, unit: 'req/s' });
   ctx.figure({ key: 'p50Ms', label: 'GET comments latency p50', value: s.latencyMs.p50, unit: 'ms' });
   ctx.figure({ key: 'p99Ms', label: 'GET comments latency p99', value: s.latencyMs.p99, unit: 'ms' });
+  figureServerCpu(ctx, s, 'read');
   ctx.figure({ key: 'failedRequests', label: 'failed requests (socket errors, timeouts, non-2xx)', value: s.errors.total, unit: '' });
   ctx.figure({ key: 'bodyKb', label: 'response body size', value: Buffer.byteLength(text) / 1024, unit: 'KB', digits: 1 });
   const rss = server.rssBytes();

@@ -15,13 +15,13 @@
  * The baseline is the same vote load with no subscriber: what fan-out costs the write path.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { LiveIds } from '../../actors/live/live-ids.js';
 import { liveSecret } from '../../actors/live/live-secret.js';
 import { COLLECTIONS } from '../../storage/collections.js';
 import { createStore } from '../../storage/create-store.js';
+import { machineBusySeconds, processCpuSeconds } from '../lib/cpu.js';
 import type { ServerProcess } from '../lib/processes.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
@@ -216,19 +216,6 @@ async function driveVotes(server: ServerProcess, commentIds: readonly string[], 
   return phase;
 }
 
-/** CPU seconds the whole machine has been busy (every state but idle and iowait), from /proc. */
-function machineBusySeconds(): number {
-  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
-  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
-  return (total - ticks[3]! - ticks[4]!) / 100;
-}
-
-/** CPU seconds a process has used (user + system), from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 function ms(histogram: RecordableHistogram, p: number): number {
   return histogram.count === 0 ? 0 : histogram.percentile(p) / 1000;
 }
@@ -295,13 +282,13 @@ async function run(ctx: SuiteContext): Promise<void> {
     warm = await driveVotes(server, commentIds, VOTES_PER_SECOND, warmupSeconds, 'warm');
   }
   ctx.progress(`measure: votes at ${VOTES_PER_SECOND}/s with ${count} subscribers (${durationSeconds} s)`);
-  const serverCpu0 = cpuSeconds(server.pid);
+  const serverCpu0 = processCpuSeconds(server.pid) ?? 0;
   const machine0 = machineBusySeconds();
   const clientCpu0 = process.cpuUsage();
   const wall0 = performance.now();
   const live = await driveVotes(server, commentIds, VOTES_PER_SECOND, durationSeconds, 'live');
   const wallSeconds = (performance.now() - wall0) / 1000;
-  const serverCores = (cpuSeconds(server.pid) - serverCpu0) / wallSeconds;
+  const serverCores = ((processCpuSeconds(server.pid) ?? 0) - serverCpu0) / wallSeconds;
   const clientCpu = process.cpuUsage(clientCpu0);
   const clientCores = (clientCpu.user + clientCpu.system) / 1e6 / wallSeconds;
   const otherCores = Math.max(0, (machineBusySeconds() - machine0) / wallSeconds - serverCores - clientCores);

@@ -10,6 +10,7 @@
  * one poll actor, and every anonymous vote also reads the page's settings from the tenant actor.
  */
 import type { ServerProcess } from '../lib/processes.js';
+import { figureServerCpu } from '../lib/cpu.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const URL_ID = 'bench-poll';
@@ -103,6 +104,7 @@ async function run(ctx: SuiteContext): Promise<void> {
       headers: { ...server.authHeaders, 'content-type': 'application/json' },
       lua: luaScript(commentId, optionIds),
       connections,
+      serverPid: server.pid,
     },
     baseline: { url: `${baseline.url}/`, connections },
   });
@@ -112,6 +114,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'baselineRps', label: 'hello-world throughput (mean of both runs)', value: cmp.baselineRps, unit: 'req/s' });
   ctx.figure({ key: 'p50Ms', label: 'vote latency p50', value: s.latencyMs.p50, unit: 'ms' });
   ctx.figure({ key: 'p99Ms', label: 'vote latency p99', value: s.latencyMs.p99, unit: 'ms' });
+  figureServerCpu(ctx, s, 'vote');
   ctx.figure({ key: 'failedRequests', label: 'failed requests (socket errors, timeouts, non-2xx)', value: s.errors.total, unit: '' });
 
   ctx.progress('auditing the stored votes');

@@ -8,6 +8,7 @@
  * ids carry a per-run tag, so the warm-up and measured runs never repeat each other's votes.
  */
 import type { ServerProcess } from '../lib/processes.js';
+import { figureServerCpu } from '../lib/cpu.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const URL_ID = 'bench-votes';
@@ -66,7 +67,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   const connections = ctx.options.connections ?? DEFAULT_CONNECTIONS;
   const cmp = await ctx.compare({
     label: `POST /api/v1/votes (one page, ${COMMENTS} comments, ${USERS} users, durable)`,
-    subject: { url: `${server.url}/api/v1/votes`, method: 'POST', headers: server.authHeaders, lua: luaScript(ids), connections },
+    subject: { url: `${server.url}/api/v1/votes`, method: 'POST', headers: server.authHeaders, lua: luaScript(ids), connections, serverPid: server.pid },
     baseline: { url: `${baseline.url}/`, connections },
   });
   const s = cmp.subject;
@@ -75,6 +76,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'baselineRps', label: 'hello-world throughput (mean of both runs)', value: cmp.baselineRps, unit: 'req/s' });
   ctx.figure({ key: 'p50Ms', label: 'vote latency p50', value: s.latencyMs.p50, unit: 'ms' });
   ctx.figure({ key: 'p99Ms', label: 'vote latency p99', value: s.latencyMs.p99, unit: 'ms' });
+  figureServerCpu(ctx, s, 'vote');
   ctx.figure({ key: 'failedRequests', label: 'failed requests (socket errors, timeouts, non-2xx)', value: s.errors.total, unit: '' });
 
   // The counts the page serves must equal the votes it stored: read them back.
