@@ -34,6 +34,11 @@ export interface AccessChanged {
   readonly userId?: string;
 }
 
+/** The `access-changed` event of a tenant, for one page (or all: null), or one user's readers. */
+export function accessChanged(tenantId: string, urlId: string | null, userId?: string): AccessChanged {
+  return userId === undefined ? { type: 'access-changed', tenantId, urlId } : { type: 'access-changed', tenantId, urlId, userId };
+}
+
 /** What a bus topic addresses: a page (`id` is its urlId) or a user (`id` is the user id) of a tenant. */
 export interface TopicAddress {
   readonly kind: 'page' | 'user';

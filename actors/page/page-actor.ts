@@ -6,7 +6,7 @@ import { log } from '../../engine/log.js';
 import { DuplicateKeyError } from '../../storage/errors.js';
 import type { Doc, WriteOp } from '../../storage/store.js';
 import { HashTagKind } from '../hashtag/protocol.js';
-import { type AccessChanged, pageTopic, tenantTopic } from '../live/live-events.js';
+import { accessChanged, pageTopic, tenantTopic } from '../live/live-events.js';
 import { createPoll, POLL_COLLECTIONS, type PollDoc, type PollView, pollView } from '../poll/poll-model.js';
 import { PollKind, pollActorId } from '../poll/protocol.js';
 import type { Settings } from '../tenant/widget-config.js';
@@ -80,7 +80,6 @@ function splitId(id: string): [tenantId: string, urlId: string] {
   const colon = id.indexOf(':');
   return [id.slice(0, colon), id.slice(colon + 1)];
 }
-
 
 /**
  * Everything that happens on one page: its comments, their votes and flags, the page's
@@ -858,8 +857,7 @@ export class PageActor extends Actor<PageProtocol> {
 
   /** Has live channels check their readers of this page again, once its groups are durable. */
   #accessChanged(): void {
-    const event: AccessChanged = { type: 'access-changed', tenantId: this.#tenantId, urlId: this.#urlId };
-    this.publish(tenantTopic(this.#tenantId), event);
+    this.publish(tenantTopic(this.#tenantId), accessChanged(this.#tenantId, this.#urlId));
   }
 
   #publish(event: Record<string, unknown> & { type: string }): void {

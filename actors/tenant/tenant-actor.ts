@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
-import { type AccessChanged, tenantTopic } from '../live/live-events.js';
+import { accessChanged, tenantTopic } from '../live/live-events.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { matchesAnyDigest, newId } from '../../engine/ids.js';
@@ -291,8 +291,7 @@ export class TenantActor extends Actor<TenantProtocol> {
 
   /** Tells the server (live channels re-check who may listen) once the change is durable. */
   #accessChanged(urlId: string | null): void {
-    const event: AccessChanged = { type: 'access-changed', tenantId: this.id, urlId };
-    this.publish(tenantTopic(this.id), event);
+    this.publish(tenantTopic(this.id), accessChanged(this.id, urlId));
   }
 
   #widgetView(urlId: string | null): WidgetConfigView {

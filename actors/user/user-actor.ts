@@ -2,7 +2,7 @@ import { Actor, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import type { CollectionSpec } from '../../storage/store.js';
-import { type AccessChanged, tenantTopic } from '../live/live-events.js';
+import { accessChanged, tenantTopic } from '../live/live-events.js';
 import { type SsoUserFields, type UserDoc, type UserProtocol, USERS, USERNAME_CLAIMS } from './protocol.js';
 
 /** Users (findable by email) and username claims. */
@@ -100,7 +100,6 @@ export class UserActor extends Actor<UserProtocol> {
     this.#user = user;
     this.put(USERS, user);
     if (!groupsChanged) return;
-    const event: AccessChanged = { type: 'access-changed', tenantId: this.#tenantId, urlId: null, userId: this.#userId };
-    this.publish(tenantTopic(this.#tenantId), event);
+    this.publish(tenantTopic(this.#tenantId), accessChanged(this.#tenantId, null, this.#userId));
   }
 }

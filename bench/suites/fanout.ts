@@ -327,24 +327,18 @@ async function run(ctx: SuiteContext): Promise<void> {
     }
   }
 
-  ctx.row({
-    label: `POST /api/v1/votes at ${VOTES_PER_SECOND}/s, no subscribers`,
-    role: 'baseline',
-    throughput: alone.acked / alone.seconds,
-    unit: 'votes/s',
-    p50Ms: ms(alone.latency, 50),
-    p99Ms: ms(alone.latency, 99),
-    errors: [...alone.failed.values()].reduce((a, b) => a + b, 0),
-  });
-  ctx.row({
-    label: `POST /api/v1/votes at ${VOTES_PER_SECOND}/s, ${count} subscribers`,
-    role: 'subject',
-    throughput: live.acked / live.seconds,
-    unit: 'votes/s',
-    p50Ms: ms(live.latency, 50),
-    p99Ms: ms(live.latency, 99),
-    errors: [...live.failed.values()].reduce((a, b) => a + b, 0),
-  });
+  const voteRow = (phase: VotePhase, subscribers: string, role: 'baseline' | 'subject') =>
+    ctx.row({
+      label: `POST /api/v1/votes at ${VOTES_PER_SECOND}/s, ${subscribers}`,
+      role,
+      throughput: phase.acked / phase.seconds,
+      unit: 'votes/s',
+      p50Ms: ms(phase.latency, 50),
+      p99Ms: ms(phase.latency, 99),
+      errors: [...phase.failed.values()].reduce((a, b) => a + b, 0),
+    });
+  voteRow(alone, 'no subscribers', 'baseline');
+  voteRow(live, `${count} subscribers`, 'subject');
   ctx.row({
     label: `live events delivered (vote acknowledged → received), ${count} subscribers`,
     role: 'subject',

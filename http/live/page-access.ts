@@ -1,5 +1,5 @@
 import { PageKind, pageActorId } from '../../actors/page/protocol.js';
-import { TenantKind } from '../../actors/tenant/tenant-actor.js';
+import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import { UserKind, userActorId } from '../../actors/user/protocol.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
 import { ApiError } from '../../engine/errors.js';
@@ -13,7 +13,7 @@ import { ApiError } from '../../engine/errors.js';
  * longer exists (`invalid-tenant-id`).
  */
 export async function assertMayListen(system: ActorSystem, tenantId: string, urlId: string, userId: string | null): Promise<void> {
-  const settings = await system.ask(TenantKind, tenantId, 'settings', { urlId });
+  const settings = await tenantSettings(system, tenantId, urlId);
   if (!settings.requireSSO) return;
   if (userId === null) {
     throw new ApiError('sso-required', 'This page requires single sign-on: give the userIdWS of a signed-on user.');

@@ -1,4 +1,4 @@
-import { pageTopic, type AccessChanged, userTopic } from '../../actors/live/live-events.js';
+import { type AccessChanged, pageTopic, userTopic } from '../../actors/live/live-events.js';
 import type { LiveIds } from '../../actors/live/live-ids.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
 import type { BusListener } from '../../engine/event-bus.js';
