@@ -9,8 +9,10 @@ import { mainThreadCpuSeconds, processCpuSeconds } from './cpu.js';
 import { findWrk, load as runLoad, type LoadResult, type LoadSpec } from './load.js';
 import {
   startBaselineProcess,
+  startFloorProcess,
   startServerProcess,
   type BaselineProcess,
+  type FloorProcess,
   type RunningProcess,
   type ServerProcess,
   type StartServerOptions,
@@ -111,6 +113,10 @@ export async function runSuite(suite: Suite, options: RunOptions, progress: (mes
     async startBaseline(): Promise<BaselineProcess> {
       say('starting baseline');
       return track(await startBaselineProcess());
+    },
+    async startFloor(): Promise<FloorProcess> {
+      say('starting durable-write floor');
+      return track(await startFloorProcess());
     },
     load: async (spec) => (await measured(spec.url, spec)).result,
     async compare(spec: CompareSpec): Promise<Comparison> {

@@ -1,5 +1,6 @@
 /**
- * Child processes under test: the real server (`dist/main.js`) and the hello-world baseline.
+ * Child processes under test: the real server (`dist/main.js`), the hello-world baseline and the
+ * durable-write floor.
  * Each runs in its own process so that the load generator, the server and the benchmark
  * bookkeeping never share an event loop, as in production.
  */
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const MAIN_JS = fileURLToPath(new URL('../../main.js', import.meta.url));
 const BASELINE_JS = fileURLToPath(new URL('../baseline-server.js', import.meta.url));
+const FLOOR_JS = fileURLToPath(new URL('../floor-server.js', import.meta.url));
 
 const READY_TIMEOUT_MS = 20_000;
 /** Longer than the server's default shutdown grace (15 s), so a slow drain is not cut short. */
@@ -177,6 +179,24 @@ export class ServerProcess extends RunningProcess {
 /** The hello-world baseline. */
 export class BaselineProcess extends RunningProcess {}
 
+/** The durable-write floor (`bench/floor-server.ts`); its data directory goes when it stops. */
+export class FloorProcess extends RunningProcess {
+  readonly #dataDir: string;
+
+  constructor(child: ChildProcess, port: number, exited: Promise<ExitStatus>, stderr: string[], dataDir: string) {
+    super('floor', child, port, exited, stderr);
+    this.#dataDir = dataDir;
+  }
+
+  override async stop(): Promise<ExitStatus> {
+    try {
+      return await super.stop();
+    } finally {
+      rmSync(this.#dataDir, { recursive: true, force: true });
+    }
+  }
+}
+
 interface Started {
   child: ChildProcess;
   port: number;
@@ -191,8 +211,8 @@ interface Started {
  * Output keeps being read afterwards, since a child blocked on a full pipe would stall the
  * benchmark.
  */
-function spawnListening(name: string, script: string, env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnListening(name: string, script: string, env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   const stderr: string[] = [];
   let owner: RunningProcess | undefined;
@@ -285,4 +305,19 @@ export async function startBaselineProcess(): Promise<BaselineProcess> {
   const baseline = new BaselineProcess('baseline', started.child, started.port, started.exited, started.stderr);
   started.attach(baseline);
   return baseline;
+}
+
+/** Starts the durable-write floor on a free loopback port, with a fresh LMDB directory under `$TMPDIR`. */
+export async function startFloorProcess(): Promise<FloorProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
+  let started: Started;
+  try {
+    started = await spawnListening('floor', FLOOR_JS, { ...process.env }, [dataDir]);
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const floor = new FloorProcess(started.child, started.port, started.exited, started.stderr, dataDir);
+  started.attach(floor);
+  return floor;
 }

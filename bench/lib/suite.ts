@@ -7,7 +7,7 @@
  * and its targets are judged in the report, never by the exit code.
  */
 import type { LoadResult, LoadSpec } from './load.js';
-import type { BaselineProcess, ServerProcess, StartServerOptions } from './processes.js';
+import type { BaselineProcess, FloorProcess, ServerProcess, StartServerOptions } from './processes.js';
 
 /** Options from the command line, shared by every suite of one run. */
 export interface RunOptions {
@@ -53,8 +53,8 @@ export interface Target {
 /** One line of the report's main table: a measured throughput with its latency. */
 export interface ReportRow {
   readonly label: string;
-  /** Baseline rows are what ratios divide by. */
-  readonly role: 'baseline' | 'subject';
+  /** Baseline rows are what ratios divide by; reference rows are other bounds, for context. */
+  readonly role: 'baseline' | 'subject' | 'reference';
   readonly throughput: number;
   /** e.g. `req/s`, `mutations/s`, `puts/s`. */
   readonly unit: string;
@@ -97,6 +97,8 @@ export interface SuiteContext {
   startServer(options?: StartServerOptions): Promise<ServerProcess>;
   /** Starts the bare uWebSockets.js hello world; stopped after the suite. */
   startBaseline(): Promise<BaselineProcess>;
+  /** Starts the durable-write floor (bare uWebSockets.js, one LMDB document per request); stopped after the suite. */
+  startFloor(): Promise<FloorProcess>;
   /** Drives one URL (warm-up, then the measured phase); the result is kept in the JSON report only. */
   load(spec: LoadSpec): Promise<LoadResult>;
   /**

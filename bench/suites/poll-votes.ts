@@ -11,6 +11,8 @@
  */
 import type { ServerProcess } from '../lib/processes.js';
 import { figureServerCpu } from '../lib/cpu.js';
+import { compareWithFloor } from '../lib/floor.js';
+import type { LoadSpec } from '../lib/load.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const URL_ID = 'bench-poll';
@@ -96,16 +98,17 @@ async function run(ctx: SuiteContext): Promise<void> {
   await call(server, 'POST', '/api/v1/poll-votes', { commentId, optionId: optionIds[0], anonUserId: 'probe', ip: '192.0.2.1' });
 
   const connections = ctx.options.connections ?? DEFAULT_CONNECTIONS;
+  const subject: LoadSpec = {
+    url: `${server.url}/api/v1/poll-votes`,
+    method: 'POST',
+    headers: { ...server.authHeaders, 'content-type': 'application/json' },
+    lua: luaScript(commentId, optionIds),
+    connections,
+    serverPid: server.pid,
+  };
   const cmp = await ctx.compare({
     label: `POST /api/v1/poll-votes (one poll, ${VOTERS} anonymous voters, votes and moves, durable)`,
-    subject: {
-      url: `${server.url}/api/v1/poll-votes`,
-      method: 'POST',
-      headers: { ...server.authHeaders, 'content-type': 'application/json' },
-      lua: luaScript(commentId, optionIds),
-      connections,
-      serverPid: server.pid,
-    },
+    subject,
     baseline: { url: `${baseline.url}/`, connections },
   });
   const s = cmp.subject;
@@ -115,6 +118,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'p50Ms', label: 'vote latency p50', value: s.latencyMs.p50, unit: 'ms' });
   ctx.figure({ key: 'p99Ms', label: 'vote latency p99', value: s.latencyMs.p99, unit: 'ms' });
   figureServerCpu(ctx, s, 'vote');
+  await compareWithFloor(ctx, cmp, subject, 'vote');
   ctx.figure({ key: 'failedRequests', label: 'failed requests (socket errors, timeouts, non-2xx)', value: s.errors.total, unit: '' });
 
   ctx.progress('auditing the stored votes');

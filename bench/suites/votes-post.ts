@@ -9,6 +9,8 @@
  */
 import type { ServerProcess } from '../lib/processes.js';
 import { figureServerCpu } from '../lib/cpu.js';
+import { compareWithFloor } from '../lib/floor.js';
+import type { LoadSpec } from '../lib/load.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const URL_ID = 'bench-votes';
@@ -65,9 +67,10 @@ async function run(ctx: SuiteContext): Promise<void> {
   if (probe.status !== 200) throw new Error(`POST /api/v1/votes answered ${probe.status} ${probeText}`);
 
   const connections = ctx.options.connections ?? DEFAULT_CONNECTIONS;
+  const subject: LoadSpec = { url: `${server.url}/api/v1/votes`, method: 'POST', headers: server.authHeaders, lua: luaScript(ids), connections, serverPid: server.pid };
   const cmp = await ctx.compare({
     label: `POST /api/v1/votes (one page, ${COMMENTS} comments, ${USERS} users, durable)`,
-    subject: { url: `${server.url}/api/v1/votes`, method: 'POST', headers: server.authHeaders, lua: luaScript(ids), connections, serverPid: server.pid },
+    subject,
     baseline: { url: `${baseline.url}/`, connections },
   });
   const s = cmp.subject;
@@ -77,6 +80,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'p50Ms', label: 'vote latency p50', value: s.latencyMs.p50, unit: 'ms' });
   ctx.figure({ key: 'p99Ms', label: 'vote latency p99', value: s.latencyMs.p99, unit: 'ms' });
   figureServerCpu(ctx, s, 'vote');
+  await compareWithFloor(ctx, cmp, subject, 'vote');
   ctx.figure({ key: 'failedRequests', label: 'failed requests (socket errors, timeouts, non-2xx)', value: s.errors.total, unit: '' });
 
   // The counts the page serves must equal the votes it stored: read them back.
