@@ -55,6 +55,11 @@ function fieldName(where: Where, error: ErrorObject, extra?: string): string {
   return name === '' ? `the ${where}` : `"${name}" in the ${where}`;
 }
 
+/** "Field "x" in the body" for a field, "The body" for the whole of it. */
+function subject(where: Where, error: ErrorObject): string {
+  return error.instancePath === '' ? `The ${where}` : `Field ${fieldName(where, error)}`;
+}
+
 function toApiError(where: Where, error: ErrorObject | undefined, missingCodes: Readonly<Record<string, ErrorCode>>): ApiError {
   if (error === undefined) return new ApiError('invalid-param', `The ${where} is not valid.`);
   switch (error.keyword) {
@@ -68,8 +73,12 @@ function toApiError(where: Where, error: ErrorObject | undefined, missingCodes: 
       return new ApiError(code ?? 'missing-param', `Missing field ${fieldName(where, error, missing)}.`);
     }
     case 'type':
-      return new ApiError('invalid-param', `Field ${fieldName(where, error)} must be ${String(error.params['type'])}.`);
+      return new ApiError('invalid-param', `${subject(where, error)} must be ${String(error.params['type'])}.`);
+    case 'minProperties': {
+      const limit = Number(error.params['limit']);
+      return new ApiError('invalid-param', `${subject(where, error)} must have at least ${limit} field${limit === 1 ? '' : 's'}.`);
+    }
     default:
-      return new ApiError('invalid-param', `Field ${fieldName(where, error)} ${error.message ?? 'is not valid'}.`);
+      return new ApiError('invalid-param', `${subject(where, error)} ${error.message ?? 'is not valid'}.`);
   }
 }

@@ -68,3 +68,9 @@ test('missing fields without a route code give missing-param', () => {
 test('limits are enforced', () => {
   assert.equal(refusal(() => body({ name: 'toolong' })).code, 'invalid-param');
 });
+
+test('a refusal of the whole body reads as one', () => {
+  const patch = compile('body', { type: 'object', properties: { a: { type: 'string' } }, minProperties: 1 });
+  assert.deepEqual(refusal(() => patch({})), { code: 'invalid-param', reason: 'The body must have at least 1 field.' });
+  assert.deepEqual(refusal(() => patch([])), { code: 'invalid-param', reason: 'The body must be object.' });
+});
