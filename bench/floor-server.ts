@@ -13,13 +13,11 @@
  */
 import { open } from 'lmdb';
 import uWS from 'uWebSockets.js';
+import { requireNativeUws, serveOnLoopback } from './lib/serve.js';
 
 const BODY = '{"status":"success"}';
 
-if (!String(uWS.App).includes('[native code]')) {
-  process.stderr.write('uWebSockets.js fell back to its pure-JS implementation; refusing to serve as a floor.\n');
-  process.exit(1);
-}
+requireNativeUws('floor');
 const dataDir = process.argv[2];
 if (dataDir === undefined) {
   process.stderr.write('usage: floor-server <data-dir>\n');
@@ -59,11 +57,8 @@ function flushTurn(): void {
   );
 }
 
-let listenSocket: uWS.us_listen_socket | undefined;
-
-uWS
-  .App()
-  .any('/*', (res, req) => {
+serveOnLoopback(
+  uWS.App().any('/*', (res, req) => {
     // Request data is gone once this callback returns.
     const waiting: Waiting = { key: nextKey++, doc: { path: req.getUrl(), query: req.getQuery() ?? '', at: Date.now() }, res, aborted: false };
     res.onAborted(() => {
@@ -74,19 +69,7 @@ uWS
       if (turn.length === 0) setImmediate(flushTurn);
       turn.push(waiting);
     });
-  })
-  .listen('127.0.0.1', 0, (socket) => {
-    if (!socket) {
-      process.stderr.write('floor: cannot listen on 127.0.0.1\n');
-      process.exit(1);
-    }
-    listenSocket = socket;
-    process.stdout.write(`Listening on http://127.0.0.1:${uWS.us_socket_local_port(socket)}\n`);
-  });
-
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    if (listenSocket !== undefined) uWS.us_listen_socket_close(listenSocket);
-    void db.close().finally(() => process.exit(0));
-  });
-}
+  }),
+  'floor',
+  () => db.close(),
+);

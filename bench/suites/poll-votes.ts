@@ -10,8 +10,7 @@
  * one poll actor, and every anonymous vote also reads the page's settings from the tenant actor.
  */
 import type { ServerProcess } from '../lib/processes.js';
-import { figureServerCpu } from '../lib/cpu.js';
-import { compareWithFloor } from '../lib/floor.js';
+import { compareDurableWrites } from '../lib/durable-writes.js';
 import type { LoadSpec } from '../lib/load.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
@@ -106,20 +105,13 @@ async function run(ctx: SuiteContext): Promise<void> {
     connections,
     serverPid: server.pid,
   };
-  const cmp = await ctx.compare({
+  await compareDurableWrites(ctx, {
     label: `POST /api/v1/poll-votes (one poll, ${VOTERS} anonymous voters, votes and moves, durable)`,
     subject,
-    baseline: { url: `${baseline.url}/`, connections },
+    baselineUrl: baseline.url,
+    what: 'vote',
+    rpsLabel: 'durable poll votes per second',
   });
-  const s = cmp.subject;
-  ctx.figure({ key: 'ratio', label: 'throughput ÷ hello-world throughput', value: cmp.ratio, unit: '×', digits: 3 });
-  ctx.figure({ key: 'rps', label: 'durable poll votes per second', value: s.rps, unit: 'req/s' });
-  ctx.figure({ key: 'baselineRps', label: 'hello-world throughput (mean of both runs)', value: cmp.baselineRps, unit: 'req/s' });
-  ctx.figure({ key: 'p50Ms', label: 'vote latency p50', value: s.latencyMs.p50, unit: 'ms' });
-  ctx.figure({ key: 'p99Ms', label: 'vote latency p99', value: s.latencyMs.p99, unit: 'ms' });
-  figureServerCpu(ctx, s, 'vote');
-  await compareWithFloor(ctx, cmp, subject, 'vote');
-  ctx.figure({ key: 'failedRequests', label: 'failed requests (socket errors, timeouts, non-2xx)', value: s.errors.total, unit: '' });
 
   ctx.progress('auditing the stored votes');
   const { stored, mismatches, duplicates } = await audit(server, commentId);

@@ -8,8 +8,7 @@
  * ids carry a per-run tag, so the warm-up and measured runs never repeat each other's votes.
  */
 import type { ServerProcess } from '../lib/processes.js';
-import { figureServerCpu } from '../lib/cpu.js';
-import { compareWithFloor } from '../lib/floor.js';
+import { compareDurableWrites } from '../lib/durable-writes.js';
 import type { LoadSpec } from '../lib/load.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
@@ -68,20 +67,13 @@ async function run(ctx: SuiteContext): Promise<void> {
 
   const connections = ctx.options.connections ?? DEFAULT_CONNECTIONS;
   const subject: LoadSpec = { url: `${server.url}/api/v1/votes`, method: 'POST', headers: server.authHeaders, lua: luaScript(ids), connections, serverPid: server.pid };
-  const cmp = await ctx.compare({
+  await compareDurableWrites(ctx, {
     label: `POST /api/v1/votes (one page, ${COMMENTS} comments, ${USERS} users, durable)`,
     subject,
-    baseline: { url: `${baseline.url}/`, connections },
+    baselineUrl: baseline.url,
+    what: 'vote',
+    rpsLabel: 'durable votes per second',
   });
-  const s = cmp.subject;
-  ctx.figure({ key: 'ratio', label: 'throughput ÷ hello-world throughput', value: cmp.ratio, unit: '×', digits: 3 });
-  ctx.figure({ key: 'rps', label: 'durable votes per second', value: s.rps, unit: 'req/s' });
-  ctx.figure({ key: 'baselineRps', label: 'hello-world throughput (mean of both runs)', value: cmp.baselineRps, unit: 'req/s' });
-  ctx.figure({ key: 'p50Ms', label: 'vote latency p50', value: s.latencyMs.p50, unit: 'ms' });
-  ctx.figure({ key: 'p99Ms', label: 'vote latency p99', value: s.latencyMs.p99, unit: 'ms' });
-  figureServerCpu(ctx, s, 'vote');
-  await compareWithFloor(ctx, cmp, subject, 'vote');
-  ctx.figure({ key: 'failedRequests', label: 'failed requests (socket errors, timeouts, non-2xx)', value: s.errors.total, unit: '' });
 
   // The counts the page serves must equal the votes it stored: read them back.
   const res = await fetch(`${server.url}/api/v1/votes?urlId=${URL_ID}`, { headers: server.authHeaders });
