@@ -2,6 +2,7 @@ import type { CollectionSpec } from '../../storage/store.js';
 import { COMMENTS } from './comment-doc.js';
 import { COMMENT_FLAGS } from './flag-doc.js';
 import { PAGES } from './page-doc.js';
+import { PENDING_COUNTS } from './pending-counts.js';
 import { PAGE_REACTS } from './react-doc.js';
 import { VOTES } from './vote-doc.js';
 
@@ -22,6 +23,7 @@ export const pageCollections: readonly CollectionSpec[] = [
   { name: VOTES, indexes: [byPage] },
   { name: COMMENT_FLAGS, indexes: [byPage] },
   { name: PAGE_REACTS, indexes: [byPage] },
+  { name: PENDING_COUNTS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
   {
     name: PAGES,
     indexes: [{ name: 'by_tenant_url', fields: ['tenantId', 'urlId'], unique: true }],

@@ -34,6 +34,7 @@ import { PAGE_REACTS, REACT_KINDS, type ReactDoc, reactDocId } from './react-doc
 import { sanitizeHtml } from './render.js';
 import { maskProfanity } from './profanity.js';
 import { judgeSpam, repeatKey } from './spam.js';
+import { PENDING_COUNTS, type PendingCountsDoc } from './pending-counts.js';
 import { isApplied, publicVote, pubSubVote, VOTE_KINDS, type VoteDoc, VOTES } from './vote-doc.js';
 import { VoteIndex } from './vote-index.js';
 
@@ -42,7 +43,8 @@ const ANSWER_CACHE_SIZE = 32;
 /**
  * How long a comment's stored vote counts may lag its votes. The votes are the durable truth
  * (counts are recomputed from them at activation), so a hot comment's document is rewritten
- * at most this often instead of in every batch.
+ * at most this often instead of in every batch. Meanwhile the page is marked in storage (see
+ * pending-counts.ts), so that reads from storage can have the counts written first.
  */
 const COUNTS_FLUSH_MS = 250;
 
@@ -155,12 +157,14 @@ export class PageActor extends Actor<PageProtocol> {
 
   readonly handlers: Handlers<PageProtocol> = {
     flushCounts: () => {
+      clearTimeout(this.#flushTimer);
       this.#flushTimer = undefined;
       for (const id of this.#countsDirty) {
         const doc = this.#comments.get(id);
         if (doc !== undefined) this.put(COMMENTS, doc);
       }
       this.#countsDirty.clear();
+      this.remove(PENDING_COUNTS, this.id);
       return null;
     },
 
@@ -812,6 +816,8 @@ export class PageActor extends Actor<PageProtocol> {
   #countVote(doc: CommentDoc): void {
     this.#comments.set(doc._id, doc);
     this.#touch(doc._id);
+    // Written with the window's first vote, so that it is durable before any count lags.
+    if (this.#flushTimer === undefined) this.put(PENDING_COUNTS, { _id: this.id, tenantId: this.#tenantId, urlId: this.#urlId } satisfies PendingCountsDoc);
     this.#countsDirty.add(doc._id);
     this.#scheduleFlush();
   }

@@ -3,6 +3,8 @@ import type { Filter, SortSpec } from '../../storage/store.js';
 import { COMMENTS, type CommentDoc, commentView } from '../page/comment-doc.js';
 import type { SortDirection } from '../page/listing.js';
 import { PAGES, type PageDoc } from '../page/page-doc.js';
+import { PENDING_COUNTS, type PendingCountsDoc } from '../page/pending-counts.js';
+import { PageKind, pageActorId } from '../page/protocol.js';
 import { type VoteDoc, VOTES } from '../page/vote-doc.js';
 import { POLL_COLLECTIONS, type PollDoc, pollView } from '../poll/poll-model.js';
 import { type UserDoc, USERS } from '../user/protocol.js';
@@ -16,10 +18,20 @@ const SORTS: Readonly<Record<SortDirection, SortSpec>> = {
 
 /**
  * A tenant's site-wide reads. It owns nothing and writes nothing: each answer is one indexed
- * query over durable documents, released at once.
+ * query over durable documents, released at once (after the pages with lagging vote counts
+ * have stored them).
  */
 export class SiteActor extends Actor<SiteProtocol> {
   override async onStart(): Promise<void> {}
+
+  /**
+   * Has every page whose stored vote counts lag its votes write them (see pending-counts.ts),
+   * so that comments read from storage carry every acknowledged vote, and sort by it.
+   */
+  async #storeLaggingCounts(): Promise<void> {
+    const pending = await this.store.find<PendingCountsDoc>(PENDING_COUNTS, { tenantId: this.id });
+    await Promise.all(pending.map((page) => this.system.ask(PageKind, pageActorId(this.id, page.urlId), 'flushCounts', null)));
+  }
 
   readonly handlers: Handlers<SiteProtocol> = {
     listPages: async () => {
@@ -29,6 +41,7 @@ export class SiteActor extends Actor<SiteProtocol> {
 
     searchComments: async ({ query, voterKey, blocked }) => {
       this.allowUnconfirmed();
+      await this.#storeLaggingCounts();
       const filter: Record<string, Filter[string]> = { tenantId: this.id, approved: true, isSpam: false };
       if (query.hashTagKeys.length > 0) filter['hashTagKeys'] = { $all: [...query.hashTagKeys] };
       if (query.userId !== undefined) filter['userId'] = query.userId;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pageTopic } from '../../actors/live/live-events.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
-import { getComment, inParallel, outcome, postComment, recordEvents } from './page-helpers.js';
+import { getComment, inParallel, listComments, outcome, postComment, recordEvents } from './page-helpers.js';
 
 interface VoteLists {
   appliedAuthorizedVotes: { id: string; commentId: string; userId: string; direction: string }[];
@@ -110,7 +110,7 @@ for (const storage of storages()) {
     });
 
     test('1,000 concurrent votes, un-votes and re-votes from 200 users: counts equal the stored votes, also after a restart', async () => {
-      const c = await postComment(t, '/votes-hot', { comment: 'hot' });
+      const c = await postComment(t, '/votes-hot', { comment: 'hot #hotvotes' });
       const users = Array.from({ length: 200 }, (_, i) => `hot-user-${i}`);
       const lastVote = new Map<string, string>();
       // A fixed pseudo-random mix, so a failure can be replayed.
@@ -135,8 +135,12 @@ for (const storage of storages()) {
       const check = async () => {
         const stored = await storedCounts(t, c._id);
         assert.equal(stored.voters, stored.docs, 'at most one vote per user');
+        const expected = { votes: stored.votes, votesUp: stored.votesUp, votesDown: stored.votesDown };
+        // Across the tenant first: that read comes from storage, not from the page in memory.
+        const [found] = await listComments(t, { hashTag: ['hotvotes'] });
+        assert.deepEqual({ votes: found!.votes, votesUp: found!.votesUp, votesDown: found!.votesDown }, expected, 'tenant-wide counts');
         const now = await getComment(t, c._id);
-        assert.deepEqual({ votes: now.votes, votesUp: now.votesUp, votesDown: now.votesDown }, { votes: stored.votes, votesUp: stored.votesUp, votesDown: stored.votesDown });
+        assert.deepEqual({ votes: now.votes, votesUp: now.votesUp, votesDown: now.votesDown }, expected);
         const lists = await t.api<VoteLists>('GET', '/api/v1/votes', { query: { urlId: '/votes-hot' } });
         assert.equal(lists.body.appliedAuthorizedVotes.length, stored.docs);
         return stored;
@@ -144,6 +148,21 @@ for (const storage of storages()) {
       const first = await check();
       t = await t.restart();
       assert.deepEqual(await check(), first);
+    });
+
+    test('a read across the tenant sees every acknowledged vote at once, and sorts by it', async () => {
+      const quiet = await postComment(t, '/votes-wide-1', { comment: 'quiet #widevotes', date: Date.UTC(2024, 0, 1) });
+      const loud = await postComment(t, '/votes-wide-2', { comment: 'loud #widevotes', date: Date.UTC(2024, 0, 2) });
+      await t.api('POST', '/api/v1/votes', { query: { commentId: quiet._id, direction: 'down', userId: 'wide-0' } });
+      for (let i = 1; i <= 3; i++) await t.api('POST', '/api/v1/votes', { query: { commentId: loud._id, direction: 'up', userId: `wide-${i}` } });
+      const found = await listComments(t, { hashTag: ['widevotes'], direction: 'MR' });
+      assert.deepEqual(
+        found.map((c) => [c._id, c.votes, c.votesUp, c.votesDown]),
+        [
+          [loud._id, 3, 3, 0],
+          [quiet._id, -1, 0, 1],
+        ],
+      );
     });
   });
 }
