@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { MongoClient } from 'mongodb';
-import { spawnServer } from '../fixtures/server-process.js';
+import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
 import { storages } from '../fixtures/server.js';
+import { withServerStorage } from '../fixtures/server-storage.js';
 import { countVotes, pollInput, type PollView, type PollVoteView } from './poll-fixture.js';
 
 const WORKERS = 40;
@@ -20,15 +16,10 @@ const ACKS_BEFORE_KILL = 600;
  */
 for (const storage of storages()) {
   describe(`poll votes across a crash on ${storage}`, () => {
-    test('acknowledged votes survive SIGKILL; counts equal the stored votes after the restart', async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'poll-crash-'));
-      const mongodbDb = storage === 'mongodb' ? `poll_crash_${randomBytes(5).toString('hex')}` : undefined;
-      const env: Record<string, string> = { DATA_DIR: dataDir };
-      if (mongodbDb !== undefined) Object.assign(env, { MONGODB_URI: process.env['MONGODB_URI']!, MONGODB_DB: mongodbDb });
-      try {
+    test('acknowledged votes survive SIGKILL; counts equal the stored votes after the restart', () =>
+      withServerStorage(storage, 'poll-crash', async (env) => {
         const first = await spawnServer(env);
-        assert.ok(first.demo, 'the first start created a demo tenant');
-        const headers = { 'x-api-key': first.demo.apiKey, 'x-tenant-id': first.demo.tenantId, 'content-type': 'application/json' };
+        const headers = demoHeaders(first);
         const created = await fetch(`${first.url}/api/v1/comments`, {
           method: 'POST',
           headers,
@@ -105,17 +96,6 @@ for (const storage of storages()) {
         } finally {
           await second.kill('SIGTERM');
         }
-      } finally {
-        rmSync(dataDir, { recursive: true, force: true });
-        if (mongodbDb !== undefined) {
-          const client = new MongoClient(process.env['MONGODB_URI']!, { serverSelectionTimeoutMS: 3000 });
-          try {
-            await client.db(mongodbDb).dropDatabase();
-          } finally {
-            await client.close();
-          }
-        }
-      }
-    });
+      }));
   });
 }

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { MongoClient } from 'mongodb';
-import { spawnServer } from '../fixtures/server-process.js';
+import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
 import { storages } from '../fixtures/server.js';
+import { withServerStorage } from '../fixtures/server-storage.js';
 
 const VOTES = 30;
 
@@ -18,15 +14,10 @@ const VOTES = 30;
  */
 for (const storage of storages()) {
   describe(`vote counts across a crash on ${storage}`, () => {
-    test('a tenant-wide read after SIGKILL and restart counts every acknowledged vote', async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'vote-counts-crash-'));
-      const mongodbDb = storage === 'mongodb' ? `vote_counts_crash_${randomBytes(5).toString('hex')}` : undefined;
-      const env: Record<string, string> = { DATA_DIR: dataDir };
-      if (mongodbDb !== undefined) Object.assign(env, { MONGODB_URI: process.env['MONGODB_URI']!, MONGODB_DB: mongodbDb });
-      try {
+    test('a tenant-wide read after SIGKILL and restart counts every acknowledged vote', () =>
+      withServerStorage(storage, 'vote-counts-crash', async (env) => {
         const first = await spawnServer(env);
-        assert.ok(first.demo, 'the first start created a demo tenant');
-        const headers = { 'x-api-key': first.demo.apiKey, 'x-tenant-id': first.demo.tenantId, 'content-type': 'application/json' };
+        const headers = demoHeaders(first);
         const created = await fetch(`${first.url}/api/v1/comments`, {
           method: 'POST',
           headers,
@@ -53,14 +44,6 @@ for (const storage of storages()) {
         } finally {
           await second.kill('SIGTERM');
         }
-      } finally {
-        rmSync(dataDir, { recursive: true, force: true });
-        if (mongodbDb !== undefined) {
-          const client = new MongoClient(process.env['MONGODB_URI']!);
-          await client.db(mongodbDb).dropDatabase();
-          await client.close();
-        }
-      }
-    });
+      }));
   });
 }
