@@ -10,6 +10,7 @@ import { ActorSystem } from '../../engine/actor-system.js';
 import { createStore } from '../../storage/create-store.js';
 import type { Store, WriteOp } from '../../storage/store.js';
 import { benchCollections, counterDoc, HOT_COUNTERS, HotCounterActor, HotCounterKind, RAW_COUNTERS, type CounterDoc } from '../actors/hot-counter-actor.js';
+import { keepInFlight } from '../lib/in-flight.js';
 import { LatencyRecorder } from '../lib/latency.js';
 import type { ReportRow, Suite, SuiteContext } from '../lib/suite.js';
 
@@ -47,48 +48,6 @@ async function rawCommits(store: Store, seconds: number): Promise<Phase> {
   return { done: puts, windowSeconds: (performance.now() - start) / 1000, latency, errors: new Map() };
 }
 
-/**
- * Keeps `inFlight` asks outstanding against one actor for `seconds`. Only replies that arrive
- * inside the window count; asks still out at the deadline are awaited but not counted.
- */
-function hotAsks(system: ActorSystem, inFlight: number, seconds: number): Promise<Phase & { replies: number }> {
-  const latency = new LatencyRecorder();
-  const errors = new Map<string, number>();
-  const start = performance.now();
-  const deadline = start + seconds * 1000;
-  let done = 0;
-  let replies = 0;
-  let outstanding = 0;
-  return new Promise((resolve) => {
-    const issue = (): void => {
-      outstanding++;
-      const t0 = process.hrtime.bigint();
-      system.ask(HotCounterKind, HOT_ID, 'inc', { by: 1 }).then(
-        () => {
-          replies++;
-          if (performance.now() <= deadline) {
-            done++;
-            latency.recordSince(t0);
-          }
-          settle();
-        },
-        (err: unknown) => {
-          const code = (err as { code?: unknown }).code;
-          const key = typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
-          errors.set(key, (errors.get(key) ?? 0) + 1);
-          settle();
-        },
-      );
-    };
-    const settle = (): void => {
-      outstanding--;
-      if (performance.now() < deadline) issue();
-      else if (outstanding === 0) resolve({ done, replies, windowSeconds: seconds, latency, errors });
-    };
-    for (let i = 0; i < inFlight; i++) issue();
-  });
-}
-
 function baselineRow(label: string, phase: Phase): ReportRow {
   return {
     label,
@@ -122,15 +81,16 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.onCleanup(async () => {
     await system.shutdown();
   });
+  const increment = () => system.ask(HotCounterKind, HOT_ID, 'inc', { by: 1 });
   let acknowledged = 0;
   if (warmupSeconds > 0) {
     ctx.progress(`warm-up hot actor (${warmupSeconds} s, ${inFlight} in flight)`);
-    acknowledged += (await hotAsks(system, inFlight, warmupSeconds)).replies;
+    acknowledged += (await keepInFlight(increment, inFlight, warmupSeconds)).replies;
   }
   ctx.progress(`measure hot actor (${durationSeconds} s, ${inFlight} in flight)`);
   const batchesBefore = system.stats.batches;
   const opsBefore = system.stats.ops;
-  const hot = await hotAsks(system, inFlight, durationSeconds);
+  const hot = await keepInFlight(increment, inFlight, durationSeconds);
   acknowledged += hot.replies;
   const batches = system.stats.batches - batchesBefore;
   const ops = system.stats.ops - opsBefore;

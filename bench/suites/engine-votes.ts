@@ -22,6 +22,7 @@ import { COLLECTIONS } from '../../storage/collections.js';
 import { createStore } from '../../storage/create-store.js';
 import type { Store, WriteOp } from '../../storage/store.js';
 import { mainThreadCpuSeconds, processCpuSeconds } from '../lib/cpu.js';
+import { type InFlightResult, keepInFlight } from '../lib/in-flight.js';
 import { LatencyRecorder } from '../lib/latency.js';
 import type { ReportRow, Suite, SuiteContext } from '../lib/suite.js';
 
@@ -77,44 +78,9 @@ function rawVoteCommits(store: Store, tenantId: string, seconds: number): Promis
   });
 }
 
-/** Keeps `inFlight` votes outstanding for `seconds`; only replies inside the window count. */
-function hotVotes(ask: (i: number) => Promise<unknown>, inFlight: number, seconds: number, first: number): Promise<Phase & { issued: number }> {
-  return measured(
-    () =>
-      new Promise<Omit<Phase, 'mainCpu' | 'allCpu'> & { issued: number }>((resolve) => {
-        const latency = new LatencyRecorder();
-        const errors = new Map<string, number>();
-        const start = performance.now();
-        const deadline = start + seconds * 1000;
-        let done = 0;
-        let next = first;
-        let outstanding = 0;
-        const issue = (): void => {
-          outstanding++;
-          const t0 = process.hrtime.bigint();
-          ask(next++).then(
-            () => {
-              if (performance.now() <= deadline) {
-                done++;
-                latency.recordSince(t0);
-              }
-              settle();
-            },
-            (err: unknown) => {
-              const key = err instanceof ApiError ? err.code : err instanceof Error ? err.message : String(err);
-              errors.set(key, (errors.get(key) ?? 0) + 1);
-              settle();
-            },
-          );
-        };
-        const settle = (): void => {
-          outstanding--;
-          if (performance.now() < deadline) issue();
-          else if (outstanding === 0) resolve({ done, windowSeconds: seconds, latency, errors, issued: next });
-        };
-        for (let i = 0; i < inFlight; i++) issue();
-      }),
-  );
+/** `keepInFlight` with this process's CPU over the window. */
+function hotVotes(vote: (i: number) => Promise<unknown>, inFlight: number, seconds: number, first: number): Promise<InFlightResult & Phase> {
+  return measured(() => keepInFlight(vote, inFlight, seconds, first));
 }
 
 function row(label: string, role: ReportRow['role'], unit: string, phase: Phase, ratio?: number): ReportRow {
