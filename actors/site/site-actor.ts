@@ -62,9 +62,13 @@ export class SiteActor extends Actor<SiteProtocol> {
         const found = (await this.store.find<VoteDoc>(VOTES, { tenantId: this.id, urlId: { $in: urlIds }, voterKey })).filter((v) => ids.has(v.commentId));
         for (const vote of found) votes.set(vote.commentId, vote);
       }
+      const pollIds = docs.filter((d) => d.hasPoll).map((d) => d._id);
+      const polls = new Map<string, PollDoc>();
+      // One query for the page of results, not one read per comment.
+      if (pollIds.length > 0) for (const poll of await this.store.find<PollDoc>(POLL_COLLECTIONS.polls, { _id: { $in: pollIds } })) polls.set(poll._id, poll);
       const out: Record<string, unknown>[] = [];
       for (const doc of docs) {
-        const poll = doc.hasPoll ? await this.store.get<PollDoc>(POLL_COLLECTIONS.polls, doc._id) : undefined;
+        const poll = polls.get(doc._id);
         const view = commentView(doc, poll === undefined ? undefined : pollView(poll));
         if (voterKey !== null) {
           const vote = votes.get(doc._id);
