@@ -3,18 +3,18 @@ import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import {
   chunkRemovals,
-  chunkWrites,
-  entriesOf,
+  chunksToDrop,
   EVENT_LOG,
   EVENT_LOG_BODIES,
   EVENT_LOG_LIMITS,
   type EventLogBody,
   type EventLogChunk,
   type EventLogLimits,
-  entriesToDrop,
-  type LogItem,
-  mergeEntries,
-  toItem,
+  insertChunk,
+  type LogChunk,
+  loadedChunk,
+  storeChunk,
+  unseenEntries,
   windowJson,
 } from './event-log-model.js';
 import { EventLogKind, eventLogActorId, type EventLogProtocol, type EventLogSweeperProtocol } from './event-log-protocol.js';
@@ -23,94 +23,81 @@ import { EventLogKind, eventLogActorId, type EventLogProtocol, type EventLogSwee
 const CHUNKS_PER_LOAD = 100;
 
 /**
- * One page's event log. Keeps the retained entries in memory (each serialised for answers on
- * its first read), so a catch-up read is a filter and a join. Appends arrive from the live
- * fan-out in publication order, each stored as one chunk; a chunk is removed once retention
- * has dropped all of its entries.
+ * One page's event log. Keeps the retained chunks in memory, each as the JSON it was stored
+ * as and parsed on its first read, so a catch-up read is a filter and a join. Appends arrive
+ * from the live fan-out in publication order, each stored as one chunk; retention removes
+ * whole chunks.
  */
 export class EventLogActor extends Actor<EventLogProtocol> {
-  readonly #tenantId: string;
-  readonly #urlId: string;
+  readonly #page: { tenantId: string; urlId: string };
   readonly #limits: EventLogLimits;
-  #items: LogItem[] = [];
-  /** Retained entries per stored chunk. */
-  readonly #chunks = new Map<string, number>();
+  /** Retained chunks, by id. */
+  #chunks: LogChunk[] = [];
 
   constructor(ctx: ActorContext, limits: EventLogLimits = EVENT_LOG_LIMITS) {
     super(ctx);
     this.#limits = limits;
     const colon = ctx.id.indexOf(':');
-    this.#tenantId = ctx.id.slice(0, colon);
-    this.#urlId = ctx.id.slice(colon + 1);
+    this.#page = { tenantId: ctx.id.slice(0, colon), urlId: ctx.id.slice(colon + 1) };
   }
 
   override async onStart(): Promise<void> {
     // Newest chunks first, until they hold the retained number of entries; what is older
     // expires and is swept.
-    const items: LogItem[] = [];
-    const filter = { tenantId: this.#tenantId, urlId: this.#urlId };
-    for (let skip = 0; items.length < this.#limits.maxEventsPerPage; skip += CHUNKS_PER_LOAD) {
-      const chunks = await this.store.find<EventLogChunk>(EVENT_LOG, filter, { sort: [['_id', -1]], skip, limit: CHUNKS_PER_LOAD });
-      for (const chunk of chunks) {
-        const body = await this.store.get<EventLogBody>(EVENT_LOG_BODIES, chunk._id);
-        for (const doc of entriesOf(chunk, body)) items.push(toItem(doc, chunk._id));
+    const chunks: LogChunk[] = [];
+    let entries = 0;
+    for (let skip = 0; entries < this.#limits.maxEventsPerPage; skip += CHUNKS_PER_LOAD) {
+      const docs = await this.store.find<EventLogChunk>(EVENT_LOG, this.#page, { sort: [['_id', -1]], skip, limit: CHUNKS_PER_LOAD });
+      for (const doc of docs) {
+        const chunk = loadedChunk(doc, await this.store.get<EventLogBody>(EVENT_LOG_BODIES, doc._id));
+        chunks.push(chunk);
+        entries += chunk.count;
       }
-      if (chunks.length < CHUNKS_PER_LOAD) break;
+      if (docs.length < CHUNKS_PER_LOAD) break;
     }
-    items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const now = clock.now();
-    this.#items = items.slice(entriesToDrop(items, now, this.#limits));
-    for (const item of this.#items) this.#chunks.set(item.chunk, (this.#chunks.get(item.chunk) ?? 0) + 1);
+    chunks.reverse();
+    this.#chunks = chunks.slice(chunksToDrop(chunks, clock.now(), this.#limits));
   }
 
   readonly handlers: Handlers<EventLogProtocol> = {
     append: ({ entries }) => {
+      const { tenantId, urlId } = this.#page;
       for (const doc of entries) {
-        if (doc.tenantId !== this.#tenantId || doc.urlId !== this.#urlId) {
+        if (doc.tenantId !== tenantId || doc.urlId !== urlId) {
           throw new ApiError('internal-error', `An event-log entry of ${doc.tenantId}:${doc.urlId} reached ${this.key}.`);
         }
       }
-      const added = mergeEntries(this.#items, entries);
+      const added = unseenEntries(this.#chunks, entries, tenantId, urlId);
       if (added.length > 0) {
-        for (const op of chunkWrites(added)) this.write(op);
-        this.#chunks.set(added[0]!._id, added.length);
+        const { writes, chunk } = storeChunk(added);
+        for (const op of writes) this.write(op);
+        insertChunk(this.#chunks, chunk);
       }
       this.#applyRetention();
       return null;
     },
     // Not `allowUnconfirmed`: an entry whose write then failed would be served and vanish.
-    read: ({ startTime, endTime }) => windowJson(this.#items, startTime, endTime, clock.now(), this.#limits),
+    read: ({ startTime, endTime }) => windowJson(this.#chunks, this.#page, startTime, endTime, clock.now(), this.#limits),
     trim: async () => {
       this.#applyRetention();
       const cutoff = clock.now() - this.#limits.retentionMs;
-      const stored = await this.store.find<EventLogChunk>(
-        EVENT_LOG,
-        { tenantId: this.#tenantId, urlId: this.#urlId, at: { $lt: cutoff } },
-        { limit: this.#limits.sweepBatch },
-      );
+      const stored = await this.store.find<EventLogChunk>(EVENT_LOG, { ...this.#page, at: { $lt: cutoff } }, { limit: this.#limits.sweepBatch });
+      const gone = new Set<string>();
       for (const chunk of stored) {
-        this.#chunks.delete(chunk._id);
+        gone.add(chunk._id);
         for (const op of chunkRemovals(chunk._id)) this.write(op);
       }
+      if (gone.size > 0) this.#chunks = this.#chunks.filter((chunk) => !gone.has(chunk.id));
       return null;
     },
   };
 
   #applyRetention(): void {
-    const drop = entriesToDrop(this.#items, clock.now(), this.#limits);
+    const drop = chunksToDrop(this.#chunks, clock.now(), this.#limits);
     if (drop === 0) return;
-    for (let i = 0; i < drop; i++) {
-      const chunk = this.#items[i]!.chunk;
-      const left = (this.#chunks.get(chunk) ?? 1) - 1;
-      if (left > 0) {
-        this.#chunks.set(chunk, left);
-      } else {
-        this.#chunks.delete(chunk);
-        for (const op of chunkRemovals(chunk)) this.write(op);
-      }
-    }
+    for (let i = 0; i < drop; i++) for (const op of chunkRemovals(this.#chunks[i]!.id)) this.write(op);
     // From the front, in place: V8 trims an array's start without copying the rest.
-    this.#items.splice(0, drop);
+    this.#chunks.splice(0, drop);
   }
 }
 

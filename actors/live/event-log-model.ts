@@ -72,16 +72,15 @@ export interface StoredEntry {
 
 /**
  * What is stored: the entries of one append, as one chunk. A burst of events (every vote of a
- * commit) then costs one chunk, not a document per event, and retention drops whole chunks
- * once none of their entries is kept. A chunk's `_id` is its first entry's.
+ * commit) then costs one chunk, not a document per event, and retention drops whole chunks.
+ * A chunk's `_id` is its first entry's.
  *
  * A chunk is two documents: this small indexed one, and its entries in an unindexed
  * collection. Retention removes a chunk on almost every append under load, and storage must
  * read a document to remove it from its indexes: the small one, that is, not tens of kilobytes
  * of events. The entries are one JSON string, not nested documents: events carry names no
  * rule controls (reaction ids as keys of counts, a comment's meta), which MongoDB could not
- * store as field names. (Nested documents allocated about 1.6 KB less per vote, for the same
- * CPU.)
+ * store as field names.
  */
 export interface EventLogChunk extends Doc {
   tenantId: string;
@@ -90,6 +89,11 @@ export interface EventLogChunk extends Doc {
   at: number;
   /** How many entries it holds. */
   count: number;
+  /** Its last entry's id (absent on chunks stored before it was recorded). */
+  lastId?: string;
+  /** The smallest and largest event `timestamp` of its entries (absent likewise). */
+  firstTimestamp?: number;
+  lastTimestamp?: number;
 }
 
 /** A chunk's entries. */
@@ -98,21 +102,65 @@ export interface EventLogBody extends Doc {
   entriesJson: string;
 }
 
-/** The writes that store these entries (in id order, all of one page) as one chunk. */
-export function chunkWrites(entries: readonly EventLogDoc[]): WriteOp[] {
+/**
+ * A stored chunk as its page's actor keeps it: what retention and windows look at, and its
+ * entries as the JSON that was stored. The entries are parsed only when a reader asks for
+ * them, and kept parsed from then on (most chunks are never read). Holding one string per
+ * chunk rather than objects per entry keeps a busy page's log out of the garbage collector's
+ * way: thousands of retained entries were a large share of the cost of a vote.
+ */
+export interface LogChunk {
+  readonly id: string;
+  readonly lastId: string;
+  readonly count: number;
+  /** Receipt time of the newest entry. */
+  readonly at: number;
+  readonly firstTimestamp: number;
+  readonly lastTimestamp: number;
+  /** `StoredEntry[]` as JSON; empty when the stored chunk lost its body. */
+  readonly entriesJson: string;
+  /** The entries, once read. */
+  items: LogItem[] | undefined;
+}
+
+/** A logged entry once read: its answer form is made on its first read, then kept. */
+export interface LogItem {
+  readonly id: string;
+  readonly at: number;
+  readonly timestamp: number;
+  readonly doc: EventLogDoc;
+  json: string | undefined;
+}
+
+/** The writes that store these entries (in id order, all of one page) as one chunk, and the chunk. */
+export function storeChunk(entries: readonly EventLogDoc[]): { writes: WriteOp[]; chunk: LogChunk } {
   const first = entries[0]!;
+  const last = entries[entries.length - 1]!;
   let at = 0;
+  let firstTimestamp = Infinity;
+  let lastTimestamp = -Infinity;
   const stored: StoredEntry[] = [];
   for (const doc of entries) {
     if (doc.at > at) at = doc.at;
+    if (doc.timestamp < firstTimestamp) firstTimestamp = doc.timestamp;
+    if (doc.timestamp > lastTimestamp) lastTimestamp = doc.timestamp;
     stored.push({ _id: doc._id, at: doc.at, timestamp: doc.timestamp, broadcastId: doc.broadcastId, event: doc.event });
   }
-  const chunk: EventLogChunk = { _id: first._id, tenantId: first.tenantId, urlId: first.urlId, at, count: stored.length };
-  const body: EventLogBody = { _id: first._id, entriesJson: JSON.stringify(stored) };
-  return [
-    { op: 'put', collection: EVENT_LOG, doc: chunk },
-    { op: 'put', collection: EVENT_LOG_BODIES, doc: body },
-  ];
+  const entriesJson = JSON.stringify(stored);
+  const doc: EventLogChunk = { _id: first._id, tenantId: first.tenantId, urlId: first.urlId, at, count: stored.length, lastId: last._id, firstTimestamp, lastTimestamp };
+  const body: EventLogBody = { _id: first._id, entriesJson };
+  return {
+    writes: [
+      { op: 'put', collection: EVENT_LOG, doc },
+      { op: 'put', collection: EVENT_LOG_BODIES, doc: body },
+    ],
+    chunk: { id: first._id, lastId: last._id, count: stored.length, at, firstTimestamp, lastTimestamp, entriesJson, items: undefined },
+  };
+}
+
+/** The writes that store these entries (in id order, all of one page) as one chunk. */
+export function chunkWrites(entries: readonly EventLogDoc[]): WriteOp[] {
+  return storeChunk(entries).writes;
 }
 
 /** The writes that remove a chunk. */
@@ -123,24 +171,44 @@ export function chunkRemovals(chunkId: string): WriteOp[] {
   ];
 }
 
-/** The entries of a chunk, each with its page (none if its body is missing). */
-export function entriesOf(chunk: EventLogChunk, body: EventLogBody | undefined): EventLogDoc[] {
-  if (body === undefined) return [];
-  const stored = JSON.parse(body.entriesJson) as StoredEntry[];
-  return stored.map((entry) => ({ ...entry, tenantId: chunk.tenantId, urlId: chunk.urlId }));
+/** A chunk as loaded from storage; one stored without the recorded bounds is read to find them. */
+export function loadedChunk(doc: EventLogChunk, body: EventLogBody | undefined): LogChunk {
+  const entriesJson = body?.entriesJson ?? '[]';
+  const chunk: LogChunk = {
+    id: doc._id,
+    lastId: doc.lastId ?? doc._id,
+    count: body === undefined ? 0 : doc.count,
+    at: doc.at,
+    firstTimestamp: doc.firstTimestamp ?? -Infinity,
+    lastTimestamp: doc.lastTimestamp ?? Infinity,
+    entriesJson,
+    items: undefined,
+  };
+  if (doc.lastId !== undefined && doc.firstTimestamp !== undefined && doc.lastTimestamp !== undefined) return chunk;
+  const items = chunkItems(chunk, doc.tenantId, doc.urlId);
+  if (items.length === 0) return { ...chunk, count: 0, items };
+  return {
+    ...chunk,
+    lastId: items[items.length - 1]!.id,
+    count: items.length,
+    firstTimestamp: Math.min(...items.map((item) => item.timestamp)),
+    lastTimestamp: Math.max(...items.map((item) => item.timestamp)),
+    items,
+  };
 }
 
-/**
- * A logged event as the actor keeps it: what retention and windows look at, the entry (its
- * answer form made on first read: most entries are never read), and the chunk it is stored in.
- */
-export interface LogItem {
-  readonly id: string;
-  readonly at: number;
-  readonly timestamp: number;
-  readonly doc: EventLogDoc;
-  json: string | undefined;
-  readonly chunk: string;
+/** A chunk's entries, parsed on first use and kept. */
+export function chunkItems(chunk: LogChunk, tenantId: string, urlId: string): LogItem[] {
+  if (chunk.items !== undefined) return chunk.items;
+  const stored = JSON.parse(chunk.entriesJson) as StoredEntry[];
+  chunk.items = stored.map((entry) => ({
+    id: entry._id,
+    at: entry.at,
+    timestamp: entry.timestamp,
+    doc: { ...entry, tenantId, urlId },
+    json: undefined,
+  }));
+  return chunk.items;
 }
 
 /**
@@ -175,26 +243,20 @@ export function entryJson(doc: EventLogDoc): string {
   });
 }
 
-export function toItem(doc: EventLogDoc, chunk: string): LogItem {
-  return { id: doc._id, at: doc.at, timestamp: doc.timestamp, doc, json: undefined, chunk };
-}
-
 function expired(item: LogItem, now: number, limits: EventLogLimits): boolean {
   return item.at < now - limits.retentionMs;
 }
 
 /**
- * Adds new entries to a page's log, which is sorted by id, in place (a page keeps thousands of
- * entries: copying them on every append would cost more than the append). Entries normally
- * arrive in id order and are appended; a retried batch may arrive late and is merged in place.
- * An id already present is skipped, so a retry after an uncertain outcome stores nothing twice.
- * Answers the entries added.
+ * The entries of `incoming` (all of one page) not logged already and not repeated, in id
+ * order. Entries normally arrive in order, after everything logged; a retried batch may
+ * arrive late, and its entries already logged are skipped, so a retry after an uncertain
+ * outcome stores nothing twice.
  */
-export function mergeEntries(items: LogItem[], incoming: readonly EventLogDoc[]): EventLogDoc[] {
-  const last = items.length > 0 ? items[items.length - 1]!.id : '';
-  // The common case: every entry is new and they come in order.
-  let ascending = true;
+export function unseenEntries(chunks: readonly LogChunk[], incoming: readonly EventLogDoc[], tenantId: string, urlId: string): EventLogDoc[] {
+  const last = chunks.length > 0 ? chunks[chunks.length - 1]!.lastId : '';
   let previous = last;
+  let ascending = true;
   for (const doc of incoming) {
     if (doc._id <= previous) {
       ascending = false;
@@ -202,46 +264,91 @@ export function mergeEntries(items: LogItem[], incoming: readonly EventLogDoc[])
     }
     previous = doc._id;
   }
-  const added = ascending ? incoming.slice() : unseen(items, incoming, last);
-  // The added entries are stored together, in a chunk named by the first of them.
-  const chunk = added[0]?._id ?? '';
-  for (const doc of added) items.push(toItem(doc, chunk));
-  if (!ascending) items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return added;
-}
-
-/** The entries of `incoming` neither logged already nor repeated. */
-function unseen(items: readonly LogItem[], incoming: readonly EventLogDoc[], last: string): EventLogDoc[] {
+  if (ascending) return incoming.slice();
   const known = new Set<string>();
+  for (const doc of incoming) {
+    if (doc._id > last) continue;
+    for (const chunk of chunks) {
+      if (chunk.id <= doc._id && doc._id <= chunk.lastId) for (const item of chunkItems(chunk, tenantId, urlId)) known.add(item.id);
+    }
+  }
   const added: EventLogDoc[] = [];
   for (const doc of incoming) {
     if (known.has(doc._id)) continue;
     known.add(doc._id);
-    if (doc._id <= last && items.some((item) => item.id === doc._id)) continue;
     added.push(doc);
   }
-  return added;
+  return added.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+}
+
+/** Places a new chunk among a page's chunks, which are sorted by id, in place. */
+export function insertChunk(chunks: LogChunk[], chunk: LogChunk): void {
+  let at = chunks.length;
+  while (at > 0 && chunks[at - 1]!.id > chunk.id) at--;
+  chunks.splice(at, 0, chunk);
+}
+
+/** Whether the entries of some chunks interleave (a late batch landed among others). */
+export function interleaved(chunks: readonly LogChunk[]): boolean {
+  for (let i = 1; i < chunks.length; i++) if (chunks[i]!.id <= chunks[i - 1]!.lastId) return true;
+  return false;
 }
 
 /**
- * How many of the oldest entries (the log is sorted by id, so by receipt time) retention
- * drops: those beyond the newest `maxEventsPerPage`, and those older than `retentionMs`.
+ * How many of the oldest chunks retention drops: those whose entries are all older than
+ * `retentionMs`, and those that the newest `maxEventsPerPage` entries do not reach. A page
+ * therefore stores up to a chunk's worth more than `maxEventsPerPage`; reads never serve more.
  */
-export function entriesToDrop(items: readonly LogItem[], now: number, limits: EventLogLimits): number {
-  let drop = Math.max(0, items.length - limits.maxEventsPerPage);
-  while (drop < items.length && expired(items[drop]!, now, limits)) drop++;
+export function chunksToDrop(chunks: readonly LogChunk[], now: number, limits: EventLogLimits): number {
+  let total = 0;
+  for (const chunk of chunks) total += chunk.count;
+  let drop = 0;
+  while (drop < chunks.length) {
+    const chunk = chunks[drop]!;
+    if (chunk.at >= now - limits.retentionMs && total - chunk.count < limits.maxEventsPerPage) break;
+    total -= chunk.count;
+    drop++;
+  }
   return drop;
 }
 
 /**
- * The entries a client catching up asks for, oldest first, as a JSON array: those whose event
- * `timestamp` lies in [startTime, endTime] (both inclusive, so an event sharing the millisecond
- * of the last one a client saw is never skipped), and not expired.
+ * The entries a client catching up asks for, oldest first, as a JSON array: of the newest
+ * `maxEventsPerPage` entries, those whose event `timestamp` lies in [startTime, endTime] (both
+ * inclusive, so an event sharing the millisecond of the last one a client saw is never
+ * skipped) and not expired. Chunks whose timestamps miss the window are not parsed.
  */
-export function windowJson(items: readonly LogItem[], startTime: number, endTime: number, now: number, limits: EventLogLimits): string {
+export function windowJson(
+  chunks: readonly LogChunk[],
+  page: { tenantId: string; urlId: string },
+  startTime: number,
+  endTime: number,
+  now: number,
+  limits: EventLogLimits,
+): string {
+  let total = 0;
+  for (const chunk of chunks) total += chunk.count;
+  let skip = Math.max(0, total - limits.maxEventsPerPage);
   const parts: string[] = [];
-  for (const item of items) {
+  const take = (item: LogItem) => {
     if (item.timestamp >= startTime && item.timestamp <= endTime && !expired(item, now, limits)) parts.push((item.json ??= entryJson(item.doc)));
+  };
+  if (interleaved(chunks)) {
+    const items = chunks.flatMap((chunk) => chunkItems(chunk, page.tenantId, page.urlId));
+    items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const item of items.slice(skip)) take(item);
+    return `[${parts.join(',')}]`;
+  }
+  for (const chunk of chunks) {
+    if (skip >= chunk.count) {
+      skip -= chunk.count;
+      continue;
+    }
+    if (chunk.lastTimestamp >= startTime && chunk.firstTimestamp <= endTime) {
+      const items = chunkItems(chunk, page.tenantId, page.urlId);
+      for (let i = skip; i < items.length; i++) take(items[i]!);
+    }
+    skip = 0;
   }
   return `[${parts.join(',')}]`;
 }

@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LiveEvent } from '../../../actors/live/live-events.js';
 import {
+  chunksToDrop,
   EntryIds,
-  entriesToDrop,
   type EventLogDoc,
   type EventLogLimits,
-  type LogItem,
-  mergeEntries,
-  toItem,
+  insertChunk,
+  loadedChunk,
+  type LogChunk,
+  storeChunk,
+  unseenEntries,
   windowJson,
 } from '../../../actors/live/event-log-model.js';
 
@@ -18,9 +20,20 @@ function doc(id: string, at: number, timestamp = at): EventLogDoc {
   return { _id: id, tenantId: 't', urlId: '/p', at, timestamp, broadcastId: id, event: { id } as unknown as LiveEvent };
 }
 
-function ids(items: readonly LogItem[]): string[] {
-  return items.map((item) => item.id);
+const PAGE = { tenantId: 't', urlId: '/p' };
+
+/** The page's chunks after appending each batch as the actor does. */
+function appendAll(batches: EventLogDoc[][]): LogChunk[] {
+  const chunks: LogChunk[] = [];
+  for (const batch of batches) {
+    const added = unseenEntries(chunks, batch, PAGE.tenantId, PAGE.urlId);
+    if (added.length > 0) insertChunk(chunks, storeChunk(added).chunk);
+  }
+  return chunks;
 }
+
+const read = (chunks: readonly LogChunk[], start = 0, end = Number.MAX_SAFE_INTEGER, now = 1500, limits = LIMITS) =>
+  (JSON.parse(windowJson(chunks, PAGE, start, end, now, limits)) as { _id: string }[]).map((e) => e._id);
 
 describe('entry ids', () => {
   test('sort in the order they were made, even when the clock steps back', () => {
@@ -36,53 +49,88 @@ describe('entry ids', () => {
   });
 });
 
-describe('merging appended entries', () => {
+describe('appending entries', () => {
   test('appends in order, skips ids already logged, and places a late batch by id', () => {
-    const items: LogItem[] = [];
-    let added = mergeEntries(items, [doc('b', 2), doc('c', 3)]);
-    assert.deepEqual(ids(items), ['b', 'c']);
-    assert.deepEqual(added.map((d) => d._id), ['b', 'c']);
-    added = mergeEntries(items, [doc('c', 3), doc('d', 4)]);
-    assert.deepEqual(ids(items), ['b', 'c', 'd']);
-    assert.deepEqual(added.map((d) => d._id), ['d'], 'a retried entry is not stored twice');
-    added = mergeEntries(items, [doc('a', 1), doc('a', 1), doc('e', 5)]);
-    assert.deepEqual(ids(items), ['a', 'b', 'c', 'd', 'e']);
-    assert.deepEqual(added.map((d) => d._id), ['a', 'e']);
+    const chunks: LogChunk[] = [];
+    const append = (batch: EventLogDoc[]) => {
+      const added = unseenEntries(chunks, batch, PAGE.tenantId, PAGE.urlId);
+      if (added.length > 0) insertChunk(chunks, storeChunk(added).chunk);
+      return added.map((d) => d._id);
+    };
+    assert.deepEqual(append([doc('b', 2), doc('c', 3)]), ['b', 'c']);
+    assert.deepEqual(append([doc('c', 3), doc('d', 4)]), ['d'], 'a retried entry is not stored twice');
+    assert.deepEqual(append([doc('e', 5), doc('a', 1), doc('a', 1)]), ['a', 'e'], 'a late batch is sorted and repeats dropped');
+    assert.deepEqual(read(chunks, 0, 100, 10), ['a', 'b', 'c', 'd', 'e'], 'interleaved chunks are read in id order');
+    assert.deepEqual(chunks.map((c) => c.id), ['a', 'b', 'd']);
+  });
+
+  test('a chunk records its bounds: last id, count, newest receipt, event timestamps', () => {
+    const { chunk, writes } = storeChunk([doc('a', 100, 7), doc('b', 90, 9), doc('c', 95, 8)]);
+    assert.deepEqual({ ...chunk, entriesJson: undefined }, { id: 'a', lastId: 'c', count: 3, at: 100, firstTimestamp: 7, lastTimestamp: 9, entriesJson: undefined, items: undefined });
+    assert.deepEqual(writes.map((w) => w.op === 'put' && w.doc._id), ['a', 'a']);
+  });
+});
+
+describe('loading chunks', () => {
+  test('a chunk stored before its bounds were recorded gets them from its entries', () => {
+    const { chunk } = storeChunk([doc('a', 1000, 10), doc('b', 1001, 30), doc('c', 1002, 20)]);
+    const old = loadedChunk({ _id: 'a', tenantId: 't', urlId: '/p', at: 1002, count: 3 }, { _id: 'a', entriesJson: chunk.entriesJson });
+    assert.deepEqual([old.lastId, old.count, old.firstTimestamp, old.lastTimestamp], ['c', 3, 10, 30]);
+    assert.deepEqual(read([old], 15, 30), ['b', 'c']);
+  });
+
+  test('a chunk without its body holds nothing', () => {
+    const lost = loadedChunk({ _id: 'a', tenantId: 't', urlId: '/p', at: 1002, count: 3, lastId: 'c', firstTimestamp: 1, lastTimestamp: 3 }, undefined);
+    assert.equal(lost.count, 0);
+    assert.deepEqual(read([lost]), []);
   });
 });
 
 describe('retention', () => {
-  const items = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id, i) => toItem(doc(id, 1000 + i * 100), 'c'));
+  // Seven chunks of one entry each, received 100 ms apart.
+  const chunks = appendAll(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((id, i) => [doc(id, 1000 + i * 100)]));
 
-  test('keeps the newest maxEventsPerPage entries', () => {
-    assert.equal(entriesToDrop(items, 1000, LIMITS), 2);
-    assert.equal(entriesToDrop(items.slice(0, 5), 1000, LIMITS), 0);
+  test('keeps the chunks holding the newest maxEventsPerPage entries', () => {
+    assert.equal(chunksToDrop(chunks, 1000, LIMITS), 2);
+    assert.equal(chunksToDrop(chunks.slice(0, 5), 1000, LIMITS), 0);
   });
 
-  test('drops entries older than retentionMs, oldest first', () => {
-    assert.equal(entriesToDrop(items, 2300, LIMITS), 3);
-    assert.equal(entriesToDrop(items, 10_000, LIMITS), 7);
-    assert.equal(entriesToDrop([], 10_000, LIMITS), 0);
+  test('drops chunks whose entries are all older than retentionMs, oldest first', () => {
+    assert.equal(chunksToDrop(chunks, 2300, LIMITS), 3);
+    assert.equal(chunksToDrop(chunks, 10_000, LIMITS), 7);
+    assert.equal(chunksToDrop([], 10_000, LIMITS), 0);
+  });
+
+  test('a chunk reaching into the newest entries is kept whole, and reads serve only those', () => {
+    const big = appendAll([[doc('a', 1000), doc('b', 1000), doc('c', 1000)], [doc('d', 1000), doc('e', 1000), doc('f', 1000)]]);
+    assert.equal(chunksToDrop(big, 1000, LIMITS), 0, 'the first chunk still holds one of the newest five');
+    assert.deepEqual(read(big), ['b', 'c', 'd', 'e', 'f']);
   });
 });
 
 describe('catch-up windows', () => {
-  const items = [doc('a', 1000, 10), doc('b', 1001, 20), doc('c', 1002, 20), doc('d', 1003, 30)].map((d) => toItem(d, 'c'));
-  const window = (start: number, end: number, now = 1500) => (JSON.parse(windowJson(items, start, end, now, LIMITS)) as { _id: string }[]).map((e) => e._id);
+  const chunks = appendAll([[doc('a', 1000, 10), doc('b', 1001, 20)], [doc('c', 1002, 20), doc('d', 1003, 30)]]);
 
   test('both ends are inclusive, and the answer is oldest first', () => {
-    assert.deepEqual(window(20, 30), ['b', 'c', 'd']);
-    assert.deepEqual(window(0, 20), ['a', 'b', 'c']);
-    assert.deepEqual(window(21, 29), []);
+    assert.deepEqual(read(chunks, 20, 30), ['b', 'c', 'd']);
+    assert.deepEqual(read(chunks, 0, 20), ['a', 'b', 'c']);
+    assert.deepEqual(read(chunks, 21, 29), []);
   });
 
   test('expired entries are never served', () => {
-    assert.deepEqual(window(0, 100, 2001), ['b', 'c', 'd']);
-    assert.deepEqual(window(0, 100, 10_000), []);
+    assert.deepEqual(read(chunks, 0, 100, 2001), ['b', 'c', 'd']);
+    assert.deepEqual(read(chunks, 0, 100, 10_000), []);
+  });
+
+  test('a chunk whose timestamps miss the window is not parsed', () => {
+    const fresh = appendAll([[doc('a', 1000, 10), doc('b', 1001, 20)], [doc('c', 1002, 30)]]);
+    assert.deepEqual(read(fresh, 25, 40), ['c']);
+    assert.equal(fresh[0]!.items, undefined);
+    assert.equal(fresh[1]!.items?.length, 1);
   });
 
   test('each entry is the API description\'s EventLogEntry', () => {
-    const [entry] = JSON.parse(windowJson(items, 10, 10, 1500, LIMITS)) as Record<string, unknown>[];
+    const [entry] = JSON.parse(windowJson(chunks, PAGE, 10, 10, 1500, LIMITS)) as Record<string, unknown>[];
     assert.deepEqual(entry, { _id: 'a', createdAt: new Date(1000).toISOString(), tenantId: 't', urlId: '/p', broadcastId: 'a', data: '{"id":"a"}' });
   });
 });
