@@ -98,7 +98,7 @@ export class PageActor extends Actor<PageProtocol> {
   #urlId = '';
   #page: PageDoc | null = null;
   readonly #comments = new Map<string, CommentDoc>();
-  readonly #votes = new VoteIndex();
+  readonly #votes = new VoteIndex(...splitId(this.id));
   readonly #flags = new Map<string, FlagDoc>();
   readonly #reacts = new Map<string, ReactDoc>();
   readonly #polls = new Map<string, PollView>();
@@ -190,8 +190,8 @@ export class PageActor extends Actor<PageProtocol> {
           blocked: new Set(viewer.blocked),
           voteOn: (commentId) => {
             if (voterKey === null) return undefined;
-            const vote = this.#votes.of(commentId, voterKey);
-            return vote === undefined ? undefined : { id: vote._id, direction: vote.direction };
+            const vote = this.#votes.held(commentId, voterKey);
+            return vote === undefined ? undefined : { id: vote.id, direction: vote.direction };
           },
         };
       }
@@ -609,25 +609,35 @@ export class PageActor extends Actor<PageProtocol> {
     return this.#held(this.#comments, COMMENTS, commentId);
   }
 
-  /** The vote, if this page holds it (adopting it first if its comment moved here). */
-  #ownVote(voteId: string): Promise<VoteDoc> {
-    return this.#held(this.#votes, VOTES, voteId);
+  /**
+   * The vote, if this page holds it (adopting it first if its comment moved here). Votes are
+   * held by comment and voter: the id's stored document says which, and memory says whether
+   * that vote is still the voter's (a vote whose removal is not yet durable is still stored).
+   */
+  async #ownVote(voteId: string): Promise<VoteDoc> {
+    const held = (stored: VoteDoc | undefined) =>
+      stored !== undefined && stored.tenantId === this.#tenantId ? this.#votes.withId(stored.commentId, stored.voterKey, voteId) : undefined;
+    const found = held(await this.store.get<VoteDoc>(VOTES, voteId));
+    if (found !== undefined) return found;
+    return this.#adopt(VOTES, voteId, held);
   }
 
   /**
    * A document this page holds: from memory, else (it may have moved here from another page)
    * from storage, by reloading the page. Throws `NotOnThisPage` otherwise.
    */
-  async #held<T extends CommentDoc | VoteDoc>(loaded: { get(id: string): T | undefined }, collection: string, id: string): Promise<T> {
-    const found = loaded.get(id);
-    if (found !== undefined) return found;
+  async #held(loaded: Map<string, CommentDoc>, collection: string, id: string): Promise<CommentDoc> {
+    return loaded.get(id) ?? this.#adopt<CommentDoc>(collection, id, () => loaded.get(id));
+  }
+
+  /** Reloads the page if storage says `id` is on it, and answers what `find` then finds. */
+  async #adopt<T extends CommentDoc | VoteDoc>(collection: string, id: string, find: (stored: T) => T | undefined): Promise<T> {
     // Storage must first hold everything this page wrote, or it could show what it removed.
     await this.commitNow([]);
     const stored = await this.store.get<T>(collection, id);
     if (stored !== undefined && stored.tenantId === this.#tenantId && stored.urlId === this.#urlId) {
-      await this.#load();
-      const adopted = loaded.get(id);
-      if (adopted !== undefined) return adopted;
+      const found = find(stored) ?? (await this.#load(), find(stored));
+      if (found !== undefined) return found;
     }
     throw new NotOnThisPage(id);
   }
@@ -830,15 +840,7 @@ export class PageActor extends Actor<PageProtocol> {
 
   /** Makes every comment's counts those of its applied votes (a crash may have left them behind). */
   #recount(): void {
-    const totals = new Map<string, { votes: number; votesUp: number; votesDown: number }>();
-    for (const vote of this.#votes.values()) {
-      if (!isApplied(vote)) continue;
-      const t = totals.get(vote.commentId) ?? { votes: 0, votesUp: 0, votesDown: 0 };
-      t.votes += vote.direction;
-      if (vote.direction > 0) t.votesUp++;
-      else t.votesDown++;
-      totals.set(vote.commentId, t);
-    }
+    const totals = this.#votes.totals();
     for (const doc of [...this.#comments.values()]) {
       const t = totals.get(doc._id) ?? { votes: 0, votesUp: 0, votesDown: 0 };
       if (doc.votes === t.votes && doc.votesUp === t.votesUp && doc.votesDown === t.votesDown) continue;

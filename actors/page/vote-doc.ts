@@ -38,7 +38,7 @@ export interface VoteDoc extends Doc {
 }
 
 /** Applied votes count toward the comment's `votes`, `votesUp` and `votesDown`. */
-export function isApplied(vote: VoteDoc): boolean {
+export function isApplied(vote: { readonly kind: VoteKind }): boolean {
   return vote.kind !== VOTE_KINDS.pending;
 }
 
