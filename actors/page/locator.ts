@@ -76,6 +76,11 @@ export class PageLocator {
     throw missing();
   }
 
+  /** Forgets where `id` was seen: the page there said it is not (or no longer) there. */
+  forget(kind: LocatedKind, tenantId: string, id: string): void {
+    this.#cache.delete(`${kind}:${tenantId}:${id}`);
+  }
+
   /** Remembers where a new id lives (saves a storage read on its first use). */
   remember(kind: LocatedKind, tenantId: string, id: string, urlId: string): void {
     this.#cache.set(`${kind}:${tenantId}:${id}`, urlId);

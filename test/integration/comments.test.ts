@@ -345,6 +345,12 @@ for (const storage of storages()) {
       assert.equal(listed.body.appliedAuthorizedVotes.length, 60);
       const counts = async (urlId: string) => (await t.api<{ page: { commentCount: number } }>('GET', '/api/v1/pages/by-url-id', { query: { urlId } })).body.page.commentCount;
       assert.deepEqual([await counts(from), await counts(to)], [1, 2]);
+      // A vote made on the old page is deleted through its id on the new one.
+      const first = (results[0]!.body as { voteId: string }).voteId;
+      assert.equal((await t.api('DELETE', `/api/v1/votes/${first}`)).status, 200);
+      assert.deepEqual(outcome(await t.api('DELETE', `/api/v1/votes/${first}`)), [404, 'not-found']);
+      const after = await getComment(t, c._id);
+      assert.deepEqual([after.votesUp, after.votesDown, after.votes], [40, 19, 21]);
     });
 
     test('another tenant\'s comment ids behave like unknown ids', async () => {
