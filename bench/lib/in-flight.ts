@@ -3,6 +3,7 @@
  * while, each reply issuing the next, so the actor under test always has a full mailbox.
  */
 import { LatencyRecorder } from './latency.js';
+import type { ReportRow } from './suite.js';
 
 /** What `keepInFlight` measured. */
 export interface InFlightResult {
@@ -58,4 +59,27 @@ export function keepInFlight(ask: (i: number) => Promise<unknown>, inFlight: num
     };
     for (let i = 0; i < inFlight; i++) issue();
   });
+}
+
+/** A measured phase of an in-process suite: the load loop's, or a baseline's. */
+export interface MeasuredPhase {
+  /** Operations completed inside the measured window. */
+  readonly done: number;
+  readonly windowSeconds: number;
+  readonly latency: LatencyRecorder;
+  readonly errors: Map<string, number>;
+}
+
+/** The report row of a measured phase. */
+export function phaseRow(label: string, role: ReportRow['role'], unit: string, phase: MeasuredPhase, ratio?: number): ReportRow {
+  return {
+    label,
+    role,
+    throughput: phase.done / phase.windowSeconds,
+    unit,
+    p50Ms: phase.latency.percentileMs(50),
+    p99Ms: phase.latency.percentileMs(99),
+    errors: [...phase.errors.values()].reduce((a, b) => a + b, 0),
+    ...(ratio !== undefined ? { ratio } : {}),
+  };
 }

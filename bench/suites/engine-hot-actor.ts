@@ -10,9 +10,9 @@ import { ActorSystem } from '../../engine/actor-system.js';
 import { createStore } from '../../storage/create-store.js';
 import type { Store, WriteOp } from '../../storage/store.js';
 import { benchCollections, counterDoc, HOT_COUNTERS, HotCounterActor, HotCounterKind, RAW_COUNTERS, type CounterDoc } from '../actors/hot-counter-actor.js';
-import { keepInFlight } from '../lib/in-flight.js';
+import { keepInFlight, type MeasuredPhase, phaseRow } from '../lib/in-flight.js';
 import { LatencyRecorder } from '../lib/latency.js';
-import type { ReportRow, Suite, SuiteContext } from '../lib/suite.js';
+import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const DEFAULT_IN_FLIGHT = 256;
 const BASELINE_BATCH = 100;
@@ -20,16 +20,9 @@ const BASELINE_BATCH = 100;
 const BASELINE_DOCS = 10_000;
 const HOT_ID = 'hot';
 
-interface Phase {
-  /** Operations completed inside the measured window. */
-  done: number;
-  windowSeconds: number;
-  latency: LatencyRecorder;
-  errors: Map<string, number>;
-}
 
 /** Commits batches of puts back to back, one in flight, for `seconds`. */
-async function rawCommits(store: Store, seconds: number): Promise<Phase> {
+async function rawCommits(store: Store, seconds: number): Promise<MeasuredPhase> {
   const latency = new LatencyRecorder();
   const start = performance.now();
   const deadline = start + seconds * 1000;
@@ -46,18 +39,6 @@ async function rawCommits(store: Store, seconds: number): Promise<Phase> {
     puts += BASELINE_BATCH;
   }
   return { done: puts, windowSeconds: (performance.now() - start) / 1000, latency, errors: new Map() };
-}
-
-function baselineRow(label: string, phase: Phase): ReportRow {
-  return {
-    label,
-    role: 'baseline',
-    throughput: phase.done / phase.windowSeconds,
-    unit: 'puts/s',
-    p50Ms: phase.latency.percentileMs(50),
-    p99Ms: phase.latency.percentileMs(99),
-    errors: 0,
-  };
 }
 
 async function run(ctx: SuiteContext): Promise<void> {
@@ -101,18 +82,9 @@ async function run(ctx: SuiteContext): Promise<void> {
   const baselineRate = (before.done / before.windowSeconds + after.done / after.windowSeconds) / 2;
   const rate = hot.done / hot.windowSeconds;
   const failed = [...hot.errors.values()].reduce((a, b) => a + b, 0);
-  ctx.row(baselineRow(`${baselineLabel}, before`, before));
-  ctx.row({
-    label: `hot actor, ${inFlight} asks in flight`,
-    role: 'subject',
-    throughput: rate,
-    unit: 'mutations/s',
-    p50Ms: hot.latency.percentileMs(50),
-    p99Ms: hot.latency.percentileMs(99),
-    errors: failed,
-    ratio: rate / baselineRate,
-  });
-  ctx.row(baselineRow(`${baselineLabel}, after`, after));
+  ctx.row(phaseRow(`${baselineLabel}, before`, 'baseline', 'puts/s', before));
+  ctx.row(phaseRow(`hot actor, ${inFlight} asks in flight`, 'subject', 'mutations/s', hot, rate / baselineRate));
+  ctx.row(phaseRow(`${baselineLabel}, after`, 'baseline', 'puts/s', after));
 
   ctx.figure({ key: 'mutationsPerSecond', label: 'durable mutations acknowledged per second', value: rate, unit: 'mutations/s' });
   ctx.figure({ key: 'baselinePutsPerSecond', label: 'raw store puts per second (mean of both runs)', value: baselineRate, unit: 'puts/s' });

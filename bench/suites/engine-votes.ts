@@ -22,9 +22,9 @@ import { COLLECTIONS } from '../../storage/collections.js';
 import { createStore } from '../../storage/create-store.js';
 import type { Store, WriteOp } from '../../storage/store.js';
 import { mainThreadCpuSeconds, processCpuSeconds } from '../lib/cpu.js';
-import { type InFlightResult, keepInFlight } from '../lib/in-flight.js';
+import { type InFlightResult, keepInFlight, type MeasuredPhase, phaseRow } from '../lib/in-flight.js';
 import { LatencyRecorder } from '../lib/latency.js';
-import type { ReportRow, Suite, SuiteContext } from '../lib/suite.js';
+import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const URL_ID = 'bench-votes';
 const COMMENTS = 100;
@@ -33,14 +33,10 @@ const DEFAULT_IN_FLIGHT = 64;
 /** Baseline batch size: about what the page actor commits per batch at 64 votes in flight. */
 const BASELINE_BATCH = 32;
 
-interface Phase {
-  done: number;
-  windowSeconds: number;
-  latency: LatencyRecorder;
+interface Phase extends MeasuredPhase {
   /** CPU seconds of this process over the window: the main thread, and all threads. */
   mainCpu: number;
   allCpu: number;
-  errors: Map<string, number>;
 }
 
 /** Runs `body` for the window and measures this process's CPU over it. */
@@ -81,19 +77,6 @@ function rawVoteCommits(store: Store, tenantId: string, seconds: number): Promis
 /** `keepInFlight` with this process's CPU over the window. */
 function hotVotes(vote: (i: number) => Promise<unknown>, inFlight: number, seconds: number, first: number): Promise<InFlightResult & Phase> {
   return measured(() => keepInFlight(vote, inFlight, seconds, first));
-}
-
-function row(label: string, role: ReportRow['role'], unit: string, phase: Phase, ratio?: number): ReportRow {
-  return {
-    label,
-    role,
-    throughput: phase.done / phase.windowSeconds,
-    unit,
-    p50Ms: phase.latency.percentileMs(50),
-    p99Ms: phase.latency.percentileMs(99),
-    errors: [...phase.errors.values()].reduce((a, b) => a + b, 0),
-    ...(ratio !== undefined ? { ratio } : {}),
-  };
 }
 
 async function run(ctx: SuiteContext): Promise<void> {
@@ -156,9 +139,9 @@ async function run(ctx: SuiteContext): Promise<void> {
   const baselineRate = (before.done / before.windowSeconds + after.done / after.windowSeconds) / 2;
   const rate = hot.done / hot.windowSeconds;
   const baselineLabel = `store.commit of vote documents, ${BASELINE_BATCH} per batch, 1 in flight`;
-  ctx.row(row(`${baselineLabel}, before`, 'baseline', 'puts/s', before));
-  ctx.row(row(`votes through the page actor, ${inFlight} in flight`, 'subject', 'votes/s', hot, rate / baselineRate));
-  ctx.row(row(`${baselineLabel}, after`, 'baseline', 'puts/s', after));
+  ctx.row(phaseRow(`${baselineLabel}, before`, 'baseline', 'puts/s', before));
+  ctx.row(phaseRow(`votes through the page actor, ${inFlight} in flight`, 'subject', 'votes/s', hot, rate / baselineRate));
+  ctx.row(phaseRow(`${baselineLabel}, after`, 'baseline', 'puts/s', after));
 
   const perVote = (seconds: number) => (hot.done === 0 ? 0 : (seconds * 1e6) / hot.done);
   const perPut = (seconds: number, phase: Phase) => (phase.done === 0 ? 0 : (seconds * 1e6) / phase.done);
