@@ -4,7 +4,8 @@ import { actorKey } from '../../actors/page/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import type { AppServices } from '../services.js';
 import { route, type Schema } from '../route.js';
-import { actorRef, COMMENT_ID_PARAM, settingsOf, text, USER_ID } from './page-context.js';
+import { actorRef, COMMENT_ID_PARAM, text, USER_ID } from './page-context.js';
+import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 
 interface UserQuery {
   userId?: string;
@@ -18,7 +19,7 @@ const notFound = (id: string) => () => new ApiError('not-found', `No comment ${i
 async function flagSettings(app: AppServices, tenantId: string, commentId: string) {
   const urlId = await pageLocator(app.system).urlIdOf('comment', tenantId, commentId);
   if (urlId === undefined) throw notFound(commentId)();
-  return { urlId, settings: await settingsOf(app, tenantId, urlId) };
+  return { urlId, settings: await tenantSettings(app.system, tenantId, urlId) };
 }
 
 /** The author key of a comment, refusing comments with no author to block. */

@@ -7,11 +7,11 @@ import type { PollInput } from '../../actors/poll/poll-model.js';
 import { POLL_INPUT_SCHEMA } from '../../actors/poll/poll-model.js';
 import { hashTagKey } from '../../actors/hashtag/hashtag-model.js';
 import { SiteKind } from '../../actors/site/protocol.js';
-import { TENANT_VIEWS, TenantKind } from '../../actors/tenant/tenant-actor.js';
+import { TENANT_VIEWS, TenantKind, tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
-import { COMMENT_ID_PARAM, liveIdFields, nullableText, requireUrlId, settingsOf, text, URL_ID, USER_ID } from './page-context.js';
+import { COMMENT_ID_PARAM, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
 interface ListParams {
   urlId?: string;
@@ -289,7 +289,7 @@ function listComments(req: RouteRequest<ListParams, undefined>): RawJson | Promi
 
 async function askList(req: RouteRequest<ListParams, undefined>, urlId: string | null, reader: string | null): Promise<RawJson> {
   const { app, tenantId, query: q } = req;
-  const settings = await settingsOf(app, tenantId, urlId);
+  const settings = await tenantSettings(app.system, tenantId, urlId);
   const query = resolveQuery(q, settings.pageSize, settings.defaultSortDirection);
   const blocked = reader === null ? [] : await app.system.ask(BlockKind, blockActorId(tenantId, reader), 'list', null);
   const tail = listTail(req, urlId, query.asTree);
@@ -368,7 +368,7 @@ export const commentRoutes = [
         domain: body.domain ?? null,
         poll: body.poll ?? null,
       };
-      const settings = await settingsOf(app, tenantId, urlId);
+      const settings = await tenantSettings(app.system, tenantId, urlId);
       const created = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'createComment', {
         input,
         settings,
@@ -404,7 +404,7 @@ export const commentRoutes = [
         typeof email === 'string' && email.trim() !== '' && !('userId' in body)
           ? await app.system.ask(SiteKind, tenantId, 'userIdByEmail', { email })
           : null;
-      const settings = await settingsOf(app, tenantId, urlId);
+      const settings = await tenantSettings(app.system, tenantId, urlId);
       const isLive = query.isLive === true;
       const result = await locator.ask('comment', tenantId, id, 'patchComment', { commentId: id, changes: body, settings, isLive, userIdForEmail }, notFound(id));
       const answer = { comment: result.comment };

@@ -5,10 +5,7 @@
 import { LRUCache } from 'lru-cache';
 import type { LiveIds } from '../../actors/live/live-ids.js';
 import type { ActorRef } from '../../actors/page/protocol.js';
-import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
-import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
-import type { AppServices } from '../services.js';
 import type { Schema } from '../route.js';
 
 /** A string of at most `maxLength` characters. */
@@ -35,11 +32,6 @@ export function actorRef(query: { userId?: string; anonUserId?: string }): Actor
 export function requireUrlId(urlId: string | undefined): string {
   if (urlId === undefined || urlId.trim() === '') throw new ApiError('missing-url-id');
   return urlId;
-}
-
-/** The effective widget settings of a page: from the tenant's published view, else by asking. */
-export function settingsOf(app: AppServices, tenantId: string, urlId: string | null): Settings | Promise<Settings> {
-  return tenantSettings(app.system, tenantId, urlId);
 }
 
 const tails = new WeakMap<LiveIds, LRUCache<string, string>>();

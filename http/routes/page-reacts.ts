@@ -7,7 +7,8 @@ import { anonSession } from '../anon-session.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
 import { type SsoUser, ssoUser } from '../sso.js';
-import { requireUrlId, settingsOf, text, URL_ID } from './page-context.js';
+import { requireUrlId, text, URL_ID } from './page-context.js';
+import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 
 /** Reactions looked up for user lists, most recent first. */
 export const REACT_USERS_LOOKED_UP = 100;
@@ -98,7 +99,7 @@ async function context(req: RouteRequest<ReactQuery, undefined>) {
   const tenantId = req.params['tenantId']!;
   const urlId = requireUrlId(req.query.urlId);
   // Also proves the tenant exists (invalid-tenant-id otherwise).
-  const settings = await settingsOf(req.app, tenantId, urlId);
+  const settings = await tenantSettings(req.app.system, tenantId, urlId);
   const reader = await readerOf(req, tenantId);
   return { tenantId, urlId, settings, reader, page: pageActorId(tenantId, urlId) };
 }

@@ -5,7 +5,8 @@ import { ApiError } from '../../engine/errors.js';
 import { route, type RouteResult, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
-import { actorRef, requireUrlId, settingsOf, text, URL_ID, USER_ID } from './page-context.js';
+import { actorRef, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
+import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 
 interface VoteParams {
   commentId?: string;
@@ -36,7 +37,7 @@ type Vote = ReturnType<typeof voteParams>;
 /** Checks the page's settings, then has the page record the vote. */
 function castVote(app: AppServices, tenantId: string, urlId: string | undefined, vote: Vote): Promise<RouteResult> {
   if (urlId === undefined) throw invalidComment(vote.commentId)();
-  const settings = settingsOf(app, tenantId, urlId);
+  const settings = tenantSettings(app.system, tenantId, urlId);
   if (settings instanceof Promise) return settings.then((found) => askToVote(app, tenantId, urlId, found, vote));
   return askToVote(app, tenantId, urlId, settings, vote);
 }
@@ -96,7 +97,7 @@ export const voteRoutes = [
       const urlId = await locator.urlIdOf('vote', tenantId, id);
       const missing = () => new ApiError('not-found', `No vote ${id}.`);
       if (urlId === undefined) throw missing();
-      const settings = await settingsOf(app, tenantId, urlId);
+      const settings = await tenantSettings(app.system, tenantId, urlId);
       if (settings.disableVoting) throw new ApiError('voting-disabled');
       const { wasPendingVote } = await locator.ask('vote', tenantId, id, 'deleteVote', { voteId: id }, missing);
       return { wasPendingVote };
