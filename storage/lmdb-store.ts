@@ -381,7 +381,4 @@ export class LmdbStore implements Store {
     for (const slot of plan.docs.keys()) if (this.#pendingDocs.get(slot)?.plan === plan) this.#pendingDocs.delete(slot);
     for (const slot of plan.unique.keys()) if (this.#pendingUnique.get(slot)?.plan === plan) this.#pendingUnique.delete(slot);
   }
-
-
-
 }

@@ -21,10 +21,10 @@ import type { CollectionSpec, Doc, Filter, FindOptions, Store, WriteOp } from '.
 import { isOperatorCondition, normalizeSort, validateFilter, validateFindOptions } from './query.js';
 import { applyPatch, ID_INDEX, indexTuples, opId, validateOps } from './write-ops.js';
 import { isAmbiguousWriteError, isDuplicateKeyError, isUnavailableError, toStorageError } from './mongo-errors.js';
+import { UniqueChecker } from './mongo-unique-check.js';
 
 /** Most operations sent in one bulk write (see #applyOps). */
 const BULK_WRITE_MAX = 99;
-import { UniqueChecker } from './mongo-unique-check.js';
 
 /** Options of the MongoDB adapter. */
 export interface MongoStoreOptions {

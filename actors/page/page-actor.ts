@@ -439,7 +439,6 @@ export class PageActor extends Actor<PageProtocol> {
       return found !== undefined ? this.#vote(found, payload) : this.#own(payload.commentId).then((doc) => this.#vote(doc, payload));
     },
 
-
     deleteVote: async ({ voteId }) => {
       const vote = await this.#ownVote(voteId);
       const current = this.#comments.get(vote.commentId);
@@ -605,8 +604,8 @@ export class PageActor extends Actor<PageProtocol> {
   // ---- comments -------------------------------------------------------------------------
 
   /** The comment, if this page holds it (adopting it first if another page moved it here). */
-  #own(commentId: string): Promise<CommentDoc> {
-    return this.#held(this.#comments, COMMENTS, commentId);
+  async #own(commentId: string): Promise<CommentDoc> {
+    return this.#comments.get(commentId) ?? this.#adopt<CommentDoc>(COMMENTS, commentId, () => this.#comments.get(commentId));
   }
 
   /**
@@ -623,14 +622,10 @@ export class PageActor extends Actor<PageProtocol> {
   }
 
   /**
-   * A document this page holds: from memory, else (it may have moved here from another page)
-   * from storage, by reloading the page. Throws `NotOnThisPage` otherwise.
+   * A document not found in memory: it may have moved here from another page, so if storage
+   * says it is on this page, the page reloads and answers what `find` then finds. Throws
+   * `NotOnThisPage` otherwise.
    */
-  async #held(loaded: Map<string, CommentDoc>, collection: string, id: string): Promise<CommentDoc> {
-    return loaded.get(id) ?? this.#adopt<CommentDoc>(collection, id, () => loaded.get(id));
-  }
-
-  /** Reloads the page if storage says `id` is on it, and answers what `find` then finds. */
   async #adopt<T extends CommentDoc | VoteDoc>(collection: string, id: string, find: (stored: T) => T | undefined): Promise<T> {
     // Storage must first hold everything this page wrote, or it could show what it removed.
     await this.commitNow([]);
@@ -787,7 +782,7 @@ export class PageActor extends Actor<PageProtocol> {
     this.#touch(doc._id);
   }
 
-  /** New vote counts: in memory at once, in storage within `COUNTS_FLUSH_MS` (see there). */
+  /** Records the voter's vote on the comment, replacing one the other way; refuses a repeat. */
   #vote(current: CommentDoc, { commentId, by, direction }: PageProtocol['vote']['in']): PageProtocol['vote']['out'] {
     const voterKey = actorKey(by);
     const previous = this.#votes.of(commentId, voterKey);
@@ -823,6 +818,7 @@ export class PageActor extends Actor<PageProtocol> {
     return { voteId: vote._id };
   }
 
+  /** New vote counts: in memory at once, in storage within `COUNTS_FLUSH_MS` (see there). */
   #countVote(doc: CommentDoc): void {
     this.#comments.set(doc._id, doc);
     this.#touch(doc._id);
