@@ -1,0 +1,184 @@
+/**
+ * What a page actor holds in memory, and the read caches derived from it. The page's handlers
+ * (comments, votes, flags, reactions, the page record, moves) live in their own modules and
+ * work on this state through a `PageHost`; this module keeps the state and the rules of
+ * dropping caches when it changes.
+ */
+import type { ActorSystem } from '../../engine/actor-system.js';
+import type { StoreReader } from '../../engine/actor.js';
+import type { Doc, WriteOp } from '../../storage/store.js';
+import type { LiveEvent } from '../live/live-events.js';
+import type { PollView } from '../poll/poll-model.js';
+import { COMMENTS, type CommentDoc, commentView, isVisible } from './comment-doc.js';
+import type { FlagDoc } from './flag-doc.js';
+import { comparator, type ListSource, type SortDirection } from './listing.js';
+import type { PageDoc } from './page-doc.js';
+import type { ReactDoc } from './react-doc.js';
+import { VoteIndex } from './vote-index.js';
+
+/** What the page's modules may do besides changing the state: the actor's effects. */
+export interface PageHost {
+  readonly state: PageState;
+  /** The actor's id, `<tenantId>:<urlId>`. */
+  readonly actorId: string;
+  readonly system: ActorSystem;
+  readonly store: StoreReader;
+  put(collection: string, doc: Doc): void;
+  insert(collection: string, doc: Doc): void;
+  remove(collection: string, id: string): void;
+  /** Publishes a live event on the page's topic, once the writes before it are durable. */
+  publish(event: LiveEvent): void;
+  /** Has live channels check their readers of this page again, once its groups are durable. */
+  accessChanged(): void;
+  /** Makes everything buffered so far durable, then `ops` alone. */
+  commitNow(ops: readonly WriteOp[]): Promise<void>;
+  /** Tells the poll of a comment that the comment changed (after the change is durable). */
+  tellPoll(commentId: string, change: { isLocked: boolean; urlId: string; deleted: boolean }): Promise<void>;
+}
+
+/** Replaces a comment's document in memory and storage. */
+export function saveComment(host: PageHost, doc: CommentDoc): void {
+  host.put(COMMENTS, doc);
+  const { state } = host;
+  state.comments.set(doc._id, doc);
+  state.countsDirty.delete(doc._id);
+  state.touch(doc._id);
+}
+
+/** One page's state: its record, comments, votes, flags, reactions and polls. */
+export class PageState {
+  readonly tenantId: string;
+  readonly urlId: string;
+  page: PageDoc | null = null;
+  readonly comments = new Map<string, CommentDoc>();
+  readonly votes: VoteIndex;
+  readonly flags = new Map<string, FlagDoc>();
+  readonly reacts = new Map<string, ReactDoc>();
+  readonly polls = new Map<string, PollView>();
+  /** Comments whose stored counts lag the votes in memory. */
+  readonly countsDirty = new Set<string>();
+  flushTimer: NodeJS.Timeout | undefined;
+
+  // Read caches, dropped as the state they derive from changes.
+  readonly #json = new Map<string, string>();
+  readonly #sorted = new Map<SortDirection, string[]>();
+  readonly #childIndex = new Map<SortDirection, Map<string | null, string[]>>();
+  /** Serialised list answers, by key; also published as a view, which `onAnswersDropped` clears. */
+  readonly answers = new Map<string, Buffer>();
+  readonly #onAnswersDropped: () => void;
+
+  constructor(tenantId: string, urlId: string, onAnswersDropped: () => void) {
+    this.tenantId = tenantId;
+    this.urlId = urlId;
+    this.votes = new VoteIndex(tenantId, urlId);
+    this.#onAnswersDropped = onAnswersDropped;
+  }
+
+  /** Forgets everything held (before a reload, or after the page moved away). */
+  clear(): void {
+    this.page = null;
+    this.comments.clear();
+    this.votes.clear();
+    this.flags.clear();
+    this.reacts.clear();
+    this.polls.clear();
+    this.countsDirty.clear();
+    this.restructure();
+  }
+
+  /** The API shape of a comment of this page, with its poll. */
+  view(doc: CommentDoc): Record<string, unknown> {
+    return commentView(doc, this.polls.get(doc._id));
+  }
+
+  /** Visible comments and visible top-level comments: the page record's calculated counts. */
+  counts(): { commentCount: number; rootCommentCount: number } {
+    let commentCount = 0;
+    let rootCommentCount = 0;
+    for (const doc of this.comments.values()) {
+      if (!isVisible(doc)) continue;
+      commentCount++;
+      if (doc.parentId === null) rootCommentCount++;
+    }
+    return { commentCount, rootCommentCount };
+  }
+
+  /** The comment and every reply under it, parents before replies. */
+  subtree(rootId: string): string[] {
+    const byParent = new Map<string, string[]>();
+    for (const doc of this.comments.values()) {
+      if (doc.parentId === null) continue;
+      const list = byParent.get(doc.parentId);
+      if (list === undefined) byParent.set(doc.parentId, [doc._id]);
+      else list.push(doc._id);
+    }
+    const out = [rootId];
+    for (let i = 0; i < out.length; i++) for (const child of byParent.get(out[i]!) ?? []) out.push(child);
+    return out;
+  }
+
+  /** Forgets a comment's cached JSON (it left the page). */
+  forget(id: string): void {
+    this.#json.delete(id);
+  }
+
+  /** One comment changed, but not its visibility, date or level: only the vote order may move. */
+  touch(id: string): void {
+    this.#json.delete(id);
+    this.dropAnswers();
+    this.#sorted.delete('MR');
+    this.#childIndex.delete('MR');
+  }
+
+  /** Forgets the ready list answers (a vote or comment changed what they show), and their view. */
+  dropAnswers(): void {
+    if (this.answers.size === 0) return;
+    this.answers.clear();
+    this.#onAnswersDropped();
+  }
+
+  /** The set of visible comments, their dates or levels changed. */
+  restructure(): void {
+    this.#json.clear();
+    this.dropAnswers();
+    this.#sorted.clear();
+    this.#childIndex.clear();
+  }
+
+  /** What listing reads, over the caches. */
+  source(): ListSource {
+    return {
+      doc: (id) => this.comments.get(id),
+      sorted: (direction) => {
+        let ids = this.#sorted.get(direction);
+        if (ids === undefined) {
+          ids = [...this.comments.values()].filter(isVisible).sort(comparator(direction)).map((d) => d._id);
+          this.#sorted.set(direction, ids);
+        }
+        return ids;
+      },
+      children: (parentId, direction) => {
+        let index = this.#childIndex.get(direction);
+        if (index === undefined) {
+          index = new Map();
+          const docs = [...this.comments.values()].filter(isVisible).sort(comparator(direction));
+          for (const doc of docs) {
+            const list = index.get(doc.parentId);
+            if (list === undefined) index.set(doc.parentId, [doc._id]);
+            else list.push(doc._id);
+          }
+          this.#childIndex.set(direction, index);
+        }
+        return index.get(parentId) ?? [];
+      },
+      json: (id) => {
+        let json = this.#json.get(id);
+        if (json === undefined) {
+          json = JSON.stringify(this.view(this.comments.get(id)!));
+          this.#json.set(id, json);
+        }
+        return json;
+      },
+    };
+  }
+}
