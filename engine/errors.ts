@@ -26,6 +26,9 @@ export const ERRORS = {
   'missing-param': { status: 400, message: 'A required field is missing.' },
   'invalid-param': { status: 400, message: 'A field has the wrong type or value.' },
   'invalid-path-encoding': { status: 400, message: 'A path segment is not valid percent-encoding.' },
+  'invalid-unicode': { status: 400, message: 'The request holds text that is not well-formed Unicode.' },
+  'field-too-large': { status: 400, message: 'A field is larger than the server accepts.' },
+  'invalid-url': { status: 400, message: 'A link must be an absolute http(s) URL (images may also be a path starting with /).' },
   // Credits
   'credits-exhausted': { status: 402, message: "The tenant's package allowance of API credits for this month is spent." },
   // Domain configurations

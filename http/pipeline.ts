@@ -1,12 +1,13 @@
 import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
+import { isUtf8 } from 'node:buffer';
 import { authenticate, type AuthInfo } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
 import { parseQuery, type Query } from './query.js';
+import { assertStorable } from './input-guard.js';
 import { errorReply, successReply } from './respond.js';
 import { type AnyRoute, type Method, type RouteRequest, type Schema } from './route.js';
 import { Router } from './router.js';
-import { assertStorableNames } from './storable-names.js';
 import type { AppServices } from './services.js';
 import type { IncomingRequest, RequestHandler, Responder } from './uws.js';
 import { compile, type Check } from './validation.js';
@@ -58,20 +59,27 @@ function parseBody(req: IncomingRequest, route: CompiledRoute): unknown {
   }
   const type = req.headers['content-type'];
   if (type !== undefined && type !== '' && !JSON_TYPE.test(type)) throw new ApiError('unsupported-media-type');
+  // Decoding would silently replace invalid bytes, storing other text than was sent.
+  if (!isUtf8(raw)) throw new ApiError('invalid-unicode', 'The request body is not valid UTF-8.');
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch (err) {
     throw new ApiError('invalid-json', `The request body is not valid JSON: ${(err as Error).message}`);
   }
+  assertStorable(body);
   route.checkBody(body);
-  assertStorableNames(body);
   return body;
 }
 
+/**
+ * CORS for widget routes: the caller's origin, with credentials (the anonymous session cookie).
+ * Never for `Origin: null` (sandboxed frames, `file:` and `data:` pages, some redirects): any
+ * page can make its requests carry it, so allowing it with credentials would allow everyone.
+ */
 function corsHeaders(req: IncomingRequest): Headers {
   const origin = req.headers['origin'];
-  if (!origin) return [];
+  if (!origin || origin === 'null') return [];
   return [
     ['access-control-allow-origin', origin],
     ['access-control-allow-credentials', 'true'],

@@ -11,7 +11,8 @@ import { TENANT_VIEWS, TenantKind, tenantSettings } from '../../actors/tenant/te
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
-import { COMMENT_ID_PARAM, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
+import { freeForm } from '../validation.js';
+import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
 interface ListParams {
   urlId?: string;
@@ -57,7 +58,14 @@ const LIST_QUERY: Schema = {
 const bool: Schema = { type: 'boolean' };
 const int: Schema = { type: 'integer' };
 const stringList = (max: number): Schema => ({ type: 'array', items: text(256), maxItems: max });
-const anyObject: Schema = { type: 'object', additionalProperties: true };
+/**
+ * Free-form fields (a comment's `meta`, `questionValues`): bounded in size and field names, so
+ * one comment cannot carry a megabyte into every read and event of its page.
+ */
+export const FREE_FORM_LIMITS = { maxBytes: 16_384, maxKeys: 256 } as const;
+const freeObject = (nullable: boolean): Schema =>
+  freeForm({ type: nullable ? ['object', 'null'] : 'object', additionalProperties: true }, FREE_FORM_LIMITS.maxBytes, FREE_FORM_LIMITS.maxKeys);
+const anyObject: Schema = freeObject(false);
 
 const MENTION: Schema = {
   type: 'object',
@@ -66,7 +74,7 @@ const MENTION: Schema = {
 };
 const HASH_TAG_ENTRY: Schema = {
   type: 'object',
-  properties: { id: text(256), tag: text(100, 1), url: nullableText(2048), retain: bool },
+  properties: { id: text(256), tag: text(100, 1), url: link(2048, true), retain: bool },
   required: ['tag'],
 };
 
@@ -79,17 +87,17 @@ const CREATE_BODY: Schema = {
     localDateHours: int,
     commenterName: text(1000),
     commenterEmail: nullableText(1000),
-    commenterLink: nullableText(2048),
+    commenterLink: link(2048, true),
     comment: { type: 'string' },
     productId: int,
     userId: nullableText(256),
-    avatarSrc: nullableText(2048),
+    avatarSrc: imageSrc(2048, true),
     parentId: nullableText(128),
     mentions: { type: 'array', items: MENTION, maxItems: 100 },
     hashTags: { type: 'array', items: HASH_TAG_ENTRY, maxItems: 100 },
     pageTitle: text(1000),
     isFromMyAccountPage: bool,
-    url: text(4096),
+    url: link(4096),
     urlId: URL_ID,
     meta: anyObject,
     moderationGroupIds: stringList(100),
@@ -121,12 +129,12 @@ const PATCH_BODY: Schema = {
   properties: {
     urlId: URL_ID,
     urlIdRaw: text(4096),
-    url: text(4096),
+    url: link(4096),
     pageTitle: nullableText(1000),
     userId: nullableText(256),
     commenterEmail: nullableText(1000),
     commenterName: text(1000),
-    commenterLink: nullableText(2048),
+    commenterLink: link(2048, true),
     comment: { type: 'string' },
     commentHTML: { type: 'string', maxLength: 200_000 },
     parentId: nullableText(128),
@@ -144,7 +152,7 @@ const PATCH_BODY: Schema = {
     reviewed: bool,
     externalId: text(256),
     externalParentId: nullableText(256),
-    avatarSrc: nullableText(2048),
+    avatarSrc: imageSrc(2048, true),
     isSpam: bool,
     approved: bool,
     isDeleted: bool,
@@ -155,7 +163,7 @@ const PATCH_BODY: Schema = {
     isLocked: { type: ['boolean', 'null'] },
     flagCount: { type: ['integer', 'null'] },
     displayLabel: nullableText(256),
-    meta: { type: ['object', 'null'], additionalProperties: true },
+    meta: freeObject(true),
     moderationGroupIds: { type: ['array', 'null'], items: text(256), maxItems: 100 },
     feedbackIds: stringList(100),
   },

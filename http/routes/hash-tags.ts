@@ -2,9 +2,9 @@ import { HASH_TAG_BULK_MAX, hashTagView } from '../../actors/hashtag/hashtag-mod
 import { HashTagKind } from '../../actors/hashtag/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import { route, type Schema } from '../route.js';
-import { nullableText, text } from './page-context.js';
+import { link, text } from './page-context.js';
 
-const TAG_FIELDS = { tenantId: text(64), tag: text(200), url: nullableText(2048) };
+const TAG_FIELDS = { tenantId: text(64), tag: text(200), url: link(2048, true) };
 const TAG_PARAM: Schema = { type: 'object', properties: { tag: text(200, 1) }, required: ['tag'] };
 
 interface TagBody {

@@ -5,7 +5,7 @@ import { REACT_KINDS } from '../../actors/page/react-doc.js';
 import { SiteKind } from '../../actors/site/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import { route, type Schema } from '../route.js';
-import { requireUrlId, text, URL_ID } from './page-context.js';
+import { link, requireUrlId, text, URL_ID } from './page-context.js';
 import { REACT_USERS_LOOKED_UP, reactUsers, type UserInfoMode, userEntry } from './page-reacts.js';
 
 const GROUPS: Schema = { type: 'array', items: text(256), maxItems: 100 };
@@ -14,12 +14,12 @@ const COUNTS = ['commentCount', 'rootCommentCount'] as const;
 /** `CreateAPIPageData`; the counts are accepted by the schema so they can be refused clearly. */
 const CREATE_BODY: Schema = {
   type: 'object',
-  properties: { urlId: URL_ID, url: text(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
+  properties: { urlId: URL_ID, url: link(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
   required: ['urlId', 'title', 'url'],
 };
 const PATCH_BODY: Schema = {
   type: 'object',
-  properties: { urlId: URL_ID, url: text(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
+  properties: { urlId: URL_ID, url: link(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
 };
 const ID_PARAM: Schema = { type: 'object', properties: { id: text(128, 1) }, required: ['id'] };
 const USER_INFO_QUERY: Schema = {
