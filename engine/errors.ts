@@ -68,6 +68,7 @@ export const ERRORS = {
   'invalid-sso': { status: 401, message: 'The single sign-on payload is not valid.' },
   'sso-required': { status: 403, message: 'This page requires single sign-on.' },
   'page-forbidden': { status: 403, message: 'This user may not view this page.' },
+  'too-many-reaction-ids': { status: 409, message: 'The page already has as many different reactions as it may have.' },
   'include-private-forbidden': { status: 422, message: 'includeUserInfo=include-private is only available with an API key.' },
   // Polls
   'polls-disabled': { status: 403, message: 'Polls are disabled in the site settings.' },

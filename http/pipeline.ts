@@ -4,6 +4,7 @@ import { isUtf8 } from 'node:buffer';
 import { authenticate, type AuthInfo } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
 import { parseQuery, type Query } from './query.js';
+import { limitKey } from './client-address.js';
 import { assertStorable } from './input-guard.js';
 import { errorReply, successReply } from './respond.js';
 import { type AnyRoute, type Method, type RouteRequest, type Schema } from './route.js';
@@ -158,6 +159,11 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     let charge: CallCharge | undefined;
     inFlight++;
     try {
+      if (spec.access === 'public') {
+        const client = limitKey(req.ip);
+        app.limits.requests.spend(client, 'requests');
+        if (spec.method !== 'GET') app.limits.writes.spend(client, 'likes and reactions');
+      }
       const known = route.queries?.get(req.query);
       const query = known ?? parseQuery(req.query);
       if (spec.access === 'tenant') {

@@ -13,6 +13,7 @@ import type { Store } from '../storage/store.js';
 import { startLive } from './live/live-channels.js';
 import { ChargeBatcher } from './charge-batcher.js';
 import { createPipeline } from './pipeline.js';
+import { publicLimits } from './rate-limit.js';
 import { ROUTES } from './routes/index.js';
 import type { AppServices } from './services.js';
 import { assertNativeUws, HttpServer } from './uws.js';
@@ -69,7 +70,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   registerActors(system);
   const liveIds = new LiveIds(await liveSecret(store));
   const charges = new ChargeBatcher(system);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges };
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config) };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services);
   const pipeline = createPipeline(ROUTES, services);

@@ -9,6 +9,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
+import { forwardedClient, normalizeAddress } from './client-address.js';
 
 /** A request, fully copied out of uWebSockets.js. */
 export interface IncomingRequest {
@@ -108,6 +109,8 @@ const FALLBACK_HEADERS = [
   'origin',
   'cookie',
   'x-forwarded-for',
+  'x-forwarded-proto',
+  'forwarded',
   'access-control-request-headers',
   'access-control-request-method',
   'user-agent',
@@ -185,8 +188,8 @@ class Exchange implements IncomingRequest, Responder {
     this.headers = collecting;
     this.headerBytes = collectedBytes;
     if (trustProxy) {
-      const forwarded = collecting['x-forwarded-for'];
-      if (forwarded) this.#ip = forwarded.split(',')[0]!.trim();
+      const forwarded = forwardedClient(collecting);
+      if (forwarded !== undefined) this.#ip = normalizeAddress(forwarded);
     }
     // The fallback's getUrl keeps the query string and its getQuery throws.
     const url = req.getUrl();
@@ -195,9 +198,15 @@ class Exchange implements IncomingRequest, Responder {
     this.query = NATIVE ? (req.getQuery() ?? '') : mark < 0 ? '' : url.slice(mark + 1);
   }
 
-  /** Read on first use: a system call most requests never need. `res` stays valid until answered. */
+  /**
+   * Read on first use: a system call most requests never need. `res` stays valid until
+   * answered. Normalised (see client-address.ts), so that limits see one spelling per address.
+   */
   get ip(): string {
-    this.#ip ??= NATIVE && !this.aborted && !this.done ? decoder.decode(this.#res.getRemoteAddressAsText()) : 'unknown';
+    if (this.#ip === undefined) {
+      const socket = NATIVE && !this.aborted && !this.done ? decoder.decode(this.#res.getRemoteAddressAsText()) : 'unknown';
+      this.#ip = normalizeAddress(socket) ?? socket;
+    }
     return this.#ip;
   }
 

@@ -21,7 +21,8 @@ import {
 } from './poll-model.js';
 import { assertOption, castVote, isClosed, patchPoll, recount, replacePoll, retractVote, voteCounts } from './poll-rules.js';
 import { PollKind, type PollProtocol } from './protocol.js';
-import { ANON_VOTE_RATE_LIMIT, SlidingWindowLimit } from './vote-rate-limit.js';
+import { SlidingWindowLimit } from '../../engine/sliding-window.js';
+import { ANON_VOTE_RATE_LIMIT } from './vote-rate-limit.js';
 
 /** Longer than any request waits: an announcement queued behind a burst of votes must not be dropped. */
 const ANNOUNCE_TIMEOUT_MS = 120_000;

@@ -19,6 +19,8 @@ export const WIDGET_CONFIG_EXTENSIONS = {
   enableProfanityFilter: { type: 'boolean' },
   /** Refuse creating and changing polls (`polls-disabled`). */
   disablePolls: { type: 'boolean' },
+  /** Distinct reaction ids a page may have (`/page-reacts/v2`); a new one beyond it is `too-many-reaction-ids`. */
+  maxReactionIdsPerPage: { type: 'integer', minimum: 1, maximum: 1000 },
 } as const;
 
 /**
@@ -93,6 +95,7 @@ export interface Settings {
   readonly enableProfanityFilter: boolean;
   readonly requireSSO: boolean;
   readonly disablePolls: boolean;
+  readonly maxReactionIdsPerPage: number;
   readonly disableBlocking: boolean;
   readonly disableAutoHashTagCreation: boolean;
   readonly readonly: boolean;
@@ -115,6 +118,7 @@ export const SETTING_DEFAULTS = {
   enableProfanityFilter: false,
   requireSSO: false,
   disablePolls: false,
+  maxReactionIdsPerPage: 50,
   disableBlocking: false,
   disableAutoHashTagCreation: false,
   readonly: false,

@@ -23,7 +23,7 @@ export interface LiveChannels {
  * `http.onRequest`, which takes every path not claimed before it.
  */
 export function startLive(http: HttpServer, services: AppServices): LiveChannels {
-  const sub = new SubChannel(services.liveIds, services.system);
+  const sub = new SubChannel(services.liveIds, services.system, services.limits);
   http.live('/sub', sub.behavior);
   const feeder = new EventLogFeeder(services.system);
   const unlisten = services.bus.listen(liveFanout(http, feeder));

@@ -8,6 +8,8 @@ import { ApiError } from '../../engine/errors.js';
 import { parseQuery, type Query } from '../query.js';
 import { errorReply } from '../respond.js';
 import type { LiveBehavior, LiveSocket } from '../uws.js';
+import { limitKey } from '../client-address.js';
+import type { PublicLimits } from '../rate-limit.js';
 import { assertMayListen } from './page-access.js';
 
 /** Limits of the `/sub` channel, documented in docs/live.md. */
@@ -90,12 +92,14 @@ export const REFUSED_CLOSE = 1008;
 export class SubChannel {
   readonly #liveIds: LiveIds;
   readonly #system: ActorSystem;
+  readonly #limits: PublicLimits;
   /** Open connections, by tenant: the ones a change of access may refuse. */
   readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
 
-  constructor(liveIds: LiveIds, system: ActorSystem) {
+  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits) {
     this.#liveIds = liveIds;
     this.#system = system;
+    this.#limits = limits;
   }
 
   /** The websocket behaviour to serve `/sub` with. */
@@ -106,6 +110,7 @@ export class SubChannel {
     maxPayloadLength: SUB_LIMITS.maxMessageBytes,
     upgrade: async (req) => {
       try {
+        this.#limits.requests.spend(limitKey(req.ip), 'requests');
         const subscription = subscriptionFor(this.#liveIds, parseQuery(req.query));
         await assertMayListen(this.#system, subscription.tenantId, subscription.urlId, subscription.userId);
         return { accept: subscription };

@@ -137,8 +137,8 @@ export const pageRoutes = [
     missingCodes: { urlId: 'missing-url-id' },
     handle: async ({ app, tenantId, query }) => {
       const urlId = requireUrlId(query.urlId);
-      const state = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'reactState', { userKey: null, kind: REACT_KINDS.like, reactId: null, recent: REACT_USERS_LOOKED_UP });
       const mode = query.includeUserInfo;
+      const state = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'reactState', { userKey: null, kind: REACT_KINDS.like, reactId: null, recent: mode === undefined ? 0 : REACT_USERS_LOOKED_UP });
       const users = state.pageExists && mode !== undefined ? await reactUsers(app, tenantId, state, mode) : [];
       return { likeCount: state.pageExists ? state.likeCount : 0, users: users.map((u) => userEntry(u.user, mode === 'include-private')) };
     },
@@ -152,8 +152,8 @@ export const pageRoutes = [
     missingCodes: { urlId: 'missing-url-id' },
     handle: async ({ app, tenantId, query }) => {
       const urlId = requireUrlId(query.urlId);
-      const state = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'reactState', { userKey: null, kind: REACT_KINDS.react, reactId: null, recent: REACT_USERS_LOOKED_UP });
       const mode = query.includeUserInfo;
+      const state = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'reactState', { userKey: null, kind: REACT_KINDS.react, reactId: null, recent: mode === undefined ? 0 : REACT_USERS_LOOKED_UP });
       const users = state.pageExists && mode !== undefined ? await reactUsers(app, tenantId, state, mode) : [];
       return {
         counts: state.pageExists ? state.counts : {},

@@ -133,6 +133,11 @@ for (const storage of storages()) {
       const limited = await vote({ commentId: a.commentId, optionId: optionA, anonUserId: 'rl-30', ip: '192.0.2.50' });
       assert.deepEqual([limited.status, limited.body['code' as never]], [429, 'rate-limited']);
       assert.match(String(limited.body['reason' as never]), /30 anonymous votes/);
+      // Every spelling of the address is the same address.
+      for (const spelling of ['::ffff:192.0.2.50', '192.000.002.050', '::FFFF:C000:0232', '[::ffff:192.0.2.50]']) {
+        const again = await vote({ commentId: a.commentId, optionId: optionA, anonUserId: 'rl-30', ip: spelling });
+        assert.deepEqual([again.status, again.body['code' as never]], [429, 'rate-limited'], spelling);
+      }
       assert.equal((await vote({ commentId: a.commentId, optionId: optionA, anonUserId: 'rl-30', ip: '192.0.2.51' })).status, 200, 'another address');
       assert.equal((await vote({ commentId: b.commentId, optionId: b.poll!.options[0]!.id, anonUserId: 'rl-30', ip: '192.0.2.50' })).status, 200, 'another poll');
       assert.equal((await vote({ commentId: a.commentId, optionId: optionA, userId: 'alice', ip: '192.0.2.50' })).status, 200, 'logged-in voters are not limited');
