@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LiveEvent } from './live-events.js';
 import { encodeLiveEvent } from './live-wire.js';
+import { publicEvent } from './public-projection.js';
 import type { CollectionSpec, Doc, WriteOp } from '../../storage/store.js';
 
 /** The collection of logged events: chunks, each holding the entries one append brought. */
@@ -239,7 +240,8 @@ export function entryJson(doc: EventLogDoc): string {
     tenantId: doc.tenantId,
     urlId: doc.urlId,
     broadcastId: doc.broadcastId,
-    data: encodeLiveEvent(doc.event),
+    // Projected again: entries logged before the projection existed must not serve more.
+    data: encodeLiveEvent(publicEvent(doc.event)),
   });
 }
 

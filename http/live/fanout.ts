@@ -1,5 +1,6 @@
 import { LIVE_EVENT_TYPES, type LiveEvent, parseTopic } from '../../actors/live/live-events.js';
 import { encodeLiveEvent } from '../../actors/live/live-wire.js';
+import { publicEvent } from '../../actors/live/public-projection.js';
 import { clock } from '../../engine/clock.js';
 import type { BusListener } from '../../engine/event-bus.js';
 import { log } from '../../engine/log.js';
@@ -34,7 +35,8 @@ export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder): Bu
       return;
     }
     lastStamp = Math.max(clock.now(), lastStamp);
-    const event: LiveEvent = { ...(published as LiveEvent), timestamp: lastStamp };
+    // Everything past this point is public: the channel and the event log get the projection only.
+    const event: LiveEvent = { ...publicEvent(published as LiveEvent), timestamp: lastStamp };
     if (address.kind === 'user') {
       if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
       return;
