@@ -2,6 +2,7 @@ import { type AccessChanged, pageTopic, userTopic } from '../../actors/live/live
 import type { LiveIds } from '../../actors/live/live-ids.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
 import type { BusListener } from '../../engine/event-bus.js';
+import { clock } from '../../engine/clock.js';
 import { log } from '../../engine/log.js';
 import { LIVE_PING, LIVE_PONG } from '../../actors/live/live-wire.js';
 import { ApiError } from '../../engine/errors.js';
@@ -24,6 +25,12 @@ export const SUB_LIMITS = {
   idleTimeoutSeconds: 120,
   /** Clients only ever send `ping`. */
   maxMessageBytes: 1024,
+  /**
+   * Messages a client may send per second (clients ping once a minute); one that sends more is
+   * closed with 1008: a flood of small frames would otherwise take the server's time from
+   * everyone else.
+   */
+  maxMessagesPerSecond: 10,
 } as const;
 
 /** What a subscriber listens to, decided at upgrade. */
@@ -33,6 +40,8 @@ export interface Subscription {
   /** The verified user, or null for an anonymous reader. */
   readonly userId: string | null;
   readonly topics: readonly string[];
+  /** Messages received in the current one-second window (counted by the channel). */
+  readonly traffic: { windowStart: number; count: number };
 }
 
 const NO_USER = new Set(['', 'null', 'undefined']);
@@ -71,7 +80,7 @@ export function subscriptionFor(liveIds: LiveIds, query: Query): Subscription {
   }
   const topics = [pageTopic(tenantId, urlId)];
   if (userId !== null) topics.push(userTopic(tenantId, userId));
-  return { tenantId, urlId, userId, topics };
+  return { tenantId, urlId, userId, topics, traffic: { windowStart: 0, count: 0 } };
 }
 
 /** Close code for a reader whose page stopped admitting it (RFC 6455: policy violation). */
@@ -128,6 +137,16 @@ export class SubChannel {
       sockets.add(socket);
     },
     message: (socket, text) => {
+      const traffic = socket.data.traffic;
+      const now = clock.now();
+      if (now - traffic.windowStart >= 1000) {
+        traffic.windowStart = now;
+        traffic.count = 0;
+      }
+      if (++traffic.count > SUB_LIMITS.maxMessagesPerSecond) {
+        if (traffic.count === SUB_LIMITS.maxMessagesPerSecond + 1) socket.close(REFUSED_CLOSE, 'message-rate');
+        return;
+      }
       if (text === LIVE_PING) socket.send(LIVE_PONG);
     },
     close: (socket) => {

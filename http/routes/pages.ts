@@ -1,5 +1,5 @@
 import { pageLocator } from '../../actors/page/locator.js';
-import { type PageDoc, pageView } from '../../actors/page/page-doc.js';
+import { pageView } from '../../actors/page/page-doc.js';
 import { PageKind, pageActorId } from '../../actors/page/protocol.js';
 import { REACT_KINDS } from '../../actors/page/react-doc.js';
 import { SiteKind } from '../../actors/site/protocol.js';
@@ -7,6 +7,9 @@ import { ApiError } from '../../engine/errors.js';
 import { route, type Schema } from '../route.js';
 import { link, requireUrlId, text, URL_ID } from './page-context.js';
 import { REACT_USERS_LOOKED_UP, reactUsers, type UserInfoMode, userEntry } from './page-reacts.js';
+
+/** Most pages one `GET /api/v1/pages` answers (and its default): `skip` pages through the rest. */
+export const PAGES_PER_LIST = 1000;
 
 const GROUPS: Schema = { type: 'array', items: text(256), maxItems: 100 };
 const COUNTS = ['commentCount', 'rootCommentCount'] as const;
@@ -47,13 +50,14 @@ const pageNotFound = (id: string) => () => new ApiError('not-found', `No page ${
 
 /** Pages: the records of the tenant's pages, and server-side reads of their likes and reactions. */
 export const pageRoutes = [
-  route<Record<string, unknown>, undefined>({
+  route<{ skip?: number; limit?: number }, undefined>({
     method: 'GET',
     path: '/api/v1/pages',
     access: 'tenant',
-    handle: async ({ app, tenantId }) => {
-      const pages: PageDoc[] = await app.system.ask(SiteKind, tenantId, 'listPages', null);
-      return { pages: pages.map(pageView) };
+    query: { type: 'object', properties: { skip: { type: 'integer', minimum: 0, maximum: 100_000_000 }, limit: { type: 'integer', minimum: 1, maximum: PAGES_PER_LIST } } },
+    handle: async ({ app, tenantId, query }) => {
+      const { pages, hasMore } = await app.system.ask(SiteKind, tenantId, 'listPages', { skip: query.skip ?? 0, limit: query.limit ?? PAGES_PER_LIST });
+      return { pages: pages.map(pageView), hasMore };
     },
   }),
 

@@ -126,5 +126,21 @@ for (const storage of storages()) {
       assert.deepEqual(outcome(await t.api('DELETE', '/api/v1/hash-tags/zeta', { auth: 'none', headers: as })), [404, 'not-found']);
       assert.deepEqual(outcome(await t.api('POST', '/api/v1/hash-tags', { body: { tag: 'x', tenantId: other.tenantId } })), [403, 'tenant-id-mismatch']);
     });
+
+    test('the page list comes a bounded page at a time, oldest first', async () => {
+      const other = await t.addTenant();
+      const as = { 'x-api-key': other.apiKey, 'x-tenant-id': other.tenantId };
+      for (let i = 0; i < 5; i++) {
+        const r = await t.api('POST', '/api/v1/pages', { auth: 'none', headers: as, body: { urlId: `/paged-${i}`, url: `https://example.com/${i}`, title: `P${i}` } });
+        assert.equal(r.status, 200);
+      }
+      const list = (query: Record<string, number>) => t.api<{ pages: { urlId: string }[]; hasMore: boolean }>('GET', '/api/v1/pages', { auth: 'none', headers: as, query });
+      const first = await list({ limit: 2 });
+      assert.deepEqual([first.body.pages.map((p) => p.urlId), first.body.hasMore], [['/paged-0', '/paged-1'], true]);
+      const last = await list({ skip: 4, limit: 2 });
+      assert.deepEqual([last.body.pages.map((p) => p.urlId), last.body.hasMore], [['/paged-4'], false]);
+      assert.equal((await list({})).body.pages.length, 5);
+      assert.deepEqual(outcome(await list({ limit: 1001 })), [400, 'invalid-param']);
+    });
   });
 }
