@@ -78,6 +78,11 @@ function parseBody(req: IncomingRequest, route: CompiledRoute): unknown {
  * Never for `Origin: null` (sandboxed frames, `file:` and `data:` pages, some redirects): any
  * page can make its requests carry it, so allowing it with credentials would allow everyone.
  */
+function bodyTenant(body: unknown): string | undefined {
+  const named = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['tenantId'] : undefined;
+  return typeof named === 'string' && named !== '' ? named : undefined;
+}
+
 function corsHeaders(req: IncomingRequest): Headers {
   const origin = req.headers['origin'];
   if (!origin || origin === 'null') return [];
@@ -166,8 +171,10 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
       }
       const known = route.queries?.get(req.query);
       const query = known ?? parseQuery(req.query);
+      // Read first only where the body may name the tenant: otherwise the credential is checked before any body is parsed.
+      const early = spec.tenantInBody ? parseBody(req, route) : undefined;
       if (spec.access === 'tenant') {
-        const authenticated = authenticate(req, query, app);
+        const authenticated = authenticate(req, query, app, bodyTenant(early));
         auth = authenticated instanceof Promise ? await authenticated : authenticated;
       }
       route.checkParams?.(params);
@@ -175,7 +182,7 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
         route.checkQuery(query);
         if (route.queries !== undefined) remember(route.queries, req.query, query);
       }
-      const body = parseBody(req, route);
+      const body = spec.tenantInBody ? early : parseBody(req, route);
       const request = new CallRequest(req, params, query, body, auth, app, headers);
       if (auth !== undefined) charge = beginCharge(app, auth.tenantId, spec, request);
       const handled = spec.handle(request);

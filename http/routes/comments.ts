@@ -33,6 +33,9 @@ interface ListParams {
   toDate?: number;
 }
 
+/** A time in ms since 1970 that a JavaScript `Date` can hold (up to the year 275760). */
+const EPOCH_MS: Schema = { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 };
+
 const LIST_QUERY: Schema = {
   type: 'object',
   properties: {
@@ -50,8 +53,8 @@ const LIST_QUERY: Schema = {
     anonUserId: USER_ID,
     userId: USER_ID,
     hashTag: { type: 'array', items: text(100, 1), maxItems: 20 },
-    fromDate: { type: 'integer', minimum: 0 },
-    toDate: { type: 'integer', minimum: 0 },
+    fromDate: EPOCH_MS,
+    toDate: EPOCH_MS,
   },
 };
 
