@@ -17,3 +17,27 @@ export class DuplicateKeyError extends Error {
     super(`duplicate key in ${collection} (index ${index})`, options);
   }
 }
+
+/** A cluster commit from a node whose lease on the shard is gone; nothing was applied. */
+export class FencedError extends Error {
+  override readonly name = 'FencedError';
+  constructor(
+    readonly shard: number,
+    readonly epoch: number,
+  ) {
+    super(`shard ${shard} moved past epoch ${epoch}: commit refused`);
+  }
+}
+
+/** Another server (or cluster) is the storage's writer. */
+export class WriterHeldError extends Error {
+  override readonly name = 'WriterHeldError';
+}
+
+/**
+ * A cluster commit that reached its commit point but that this node could not finish applying
+ * before its lease ran out: the shard's next owner applies it. Outcome unknown to the caller.
+ */
+export class AmbiguousCommitError extends Error {
+  override readonly name = 'AmbiguousCommitError';
+}
