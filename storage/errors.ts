@@ -24,8 +24,10 @@ export class FencedError extends Error {
   constructor(
     readonly shard: number,
     readonly epoch: number,
+    /** `storage`: the shard's epoch in storage was newer; `lease`: the node knew its lease ran out and did not try. */
+    readonly by: 'storage' | 'lease',
   ) {
-    super(`shard ${shard} moved past epoch ${epoch}: commit refused`);
+    super(by === 'storage' ? `shard ${shard} moved past epoch ${epoch}: commit refused by storage` : `shard ${shard}: the lease of epoch ${epoch} ran out; commit not sent`);
   }
 }
 

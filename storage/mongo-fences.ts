@@ -110,13 +110,13 @@ export class FenceLedger {
       } catch {
         // It exists: at this epoch or a newer one, or it was just raised by another claimant.
         doc = await fences.findOneAndUpdate({ _id: fence.shard, epoch: { $lt: fence.epoch } }, { $set: { epoch: fence.epoch } }, { returnDocument: 'after' });
-        if (doc === null) throw new FencedError(fence.shard, fence.epoch);
+        if (doc === null) throw new FencedError(fence.shard, fence.epoch, 'storage');
       }
     }
     const open = Object.entries(doc.open ?? {}).sort(([, a], [, b]) => a.epoch - b.epoch || a.seq - b.seq);
     if (open.length === 0) return;
     for (const [, entry] of open) {
-      if (!fence.valid()) throw new FencedError(fence.shard, fence.epoch);
+      if (!fence.valid()) throw new FencedError(fence.shard, fence.epoch, 'lease');
       await apply(entry.ops, true);
     }
     await fences.updateOne({ _id: fence.shard, epoch: fence.epoch }, { $unset: Object.fromEntries(open.map(([key]) => [`open.${key}`, ''])) });

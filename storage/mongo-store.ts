@@ -503,9 +503,9 @@ export class MongoStore implements Store {
       const fence = caller.fence!;
       const part = parts.get(fence.shard);
       if (!fence.valid() || (part !== undefined && part.fence.epoch > fence.epoch)) {
-        caller.reject(new FencedError(fence.shard, fence.epoch));
+        caller.reject(new FencedError(fence.shard, fence.epoch, 'lease'));
       } else if (part === undefined || part.fence.epoch < fence.epoch) {
-        for (const stale of part?.callers ?? []) stale.reject(new FencedError(fence.shard, stale.fence!.epoch));
+        for (const stale of part?.callers ?? []) stale.reject(new FencedError(fence.shard, stale.fence!.epoch, 'lease'));
         parts.set(fence.shard, { fence, callers: [caller], ops: [...caller.ops] });
       } else {
         part.callers.push(caller);
@@ -527,7 +527,7 @@ export class MongoStore implements Store {
     let pending: ShardPart<Caller>[] = [];
     for (const part of parts.values()) {
       if (landed.has(part.fence.shard)) pending.push(part);
-      else for (const caller of part.callers) caller.reject(new FencedError(part.fence.shard, part.fence.epoch));
+      else for (const caller of part.callers) caller.reject(new FencedError(part.fence.shard, part.fence.epoch, 'storage'));
     }
     let applied!: () => void;
     this.#applying = new Promise<void>((resolve) => (applied = resolve));

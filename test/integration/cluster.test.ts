@@ -145,7 +145,7 @@ describe('cluster mode: three nodes on one port', { skip: !enabled }, () => {
           void c.nodes[1]!.signal('SIGKILL').then(resolve);
         }, 10);
       });
-      const outcomes = await pool(600, 24, (i) => {
+      const outcomes = await pool(400, 24, (i) => {
         sent++;
         return vote(c, commentIds[i % 8]!, `killer-${i}`, i % 2 === 0 ? 'up' : 'down');
       });
@@ -173,7 +173,7 @@ describe('cluster mode: three nodes on one port', { skip: !enabled }, () => {
         await new Promise((resolve) => setTimeout(resolve, 8000));
         await paused.signal('SIGCONT');
       })();
-      const outcomes = await pool(700, 24, async (i) => {
+      const outcomes = await pool(450, 24, async (i) => {
         sent++;
         return vote(c, commentIds[i % 12]!, `stopper-${i}`, i % 3 === 0 ? 'down' : 'up');
       });
@@ -184,11 +184,13 @@ describe('cluster mode: three nodes on one port', { skip: !enabled }, () => {
       while (!paused.logs.some((l) => l.event === 'shard-lost') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       assert.ok(paused.logs.some((l) => l.event === 'shard-lost'), 'the paused node let its shards go');
       const acknowledged = await assertVotesKept(c, commentIds, outcomes);
-      assert.ok(acknowledged >= 300, `most votes are acknowledged (${acknowledged})`);
+      assert.ok(acknowledged >= 200, `most votes are acknowledged (${acknowledged})`);
       const keys = assertNoDuplicateActivation(c);
       assert.ok(keys > 0);
-      const fenced = c.nodes.flatMap((n) => n.logs).filter((l) => JSON.stringify(l).includes('FencedError')).length;
-      process.stdout.write(`# SIGSTOP: ${acknowledged} votes acknowledged, ${fenced} late commits refused by the fence\n`);
+      const refusals = c.nodes.flatMap((n) => n.logs).map((l) => JSON.stringify(l));
+      const byStorage = refusals.filter((l) => l.includes('FencedError') && l.includes('refused by storage')).length;
+      const byLease = refusals.filter((l) => l.includes('FencedError') && l.includes('lease ran out')).length;
+      process.stdout.write(`# SIGSTOP: ${acknowledged} votes acknowledged; late commits refused: ${byStorage} by the storage fence, ${byLease} by the node's own lease check\n`);
     } finally {
       await c.destroy();
     }
