@@ -25,7 +25,7 @@ export function lockDataDir(dataDir: string): Promise<WriterLease> {
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     child.once('error', (err) => reject(new Error(`cannot lock ${path}: flock(1) (util-linux) is needed: ${err.message}`)));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => {
+    const refusedOrFailed = (code: number | null) => {
       if (code === 75) {
         reject(
           new WriterHeldError(
@@ -33,9 +33,10 @@ export function lockDataDir(dataDir: string): Promise<WriterLease> {
           ),
         );
       } else reject(new Error(`cannot lock ${path}: flock exited with ${code} ${output.trim()}`));
-    });
+    };
+    child.once('exit', refusedOrFailed);
     child.stdout!.once('data', () => {
-      child.removeAllListeners('exit');
+      child.off('exit', refusedOrFailed);
       // The lock must not keep the process alive, nor end before it.
       child.unref();
       for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
@@ -46,6 +47,8 @@ export function lockDataDir(dataDir: string): Promise<WriterLease> {
       }
       resolve({
         async release() {
+          // Waiting for the lock to go must keep the process alive until it has.
+          child.ref();
           child.stdin!.end();
           await exited;
         },
