@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { VOTES } from '../../actors/page/vote-doc.js';
 import type { LogLine, TestCluster } from '../fixtures/cluster.js';
 
 export interface Reply<T = Record<string, unknown>> {
@@ -107,4 +108,47 @@ export async function untilServing(c: TestCluster, ms: number): Promise<void> {
     if (Date.now() > deadline) assert.fail(`the cluster did not serve again within ${ms} ms: ${r.status} ${JSON.stringify(r.body)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+export interface VoteOutcome {
+  readonly status: number;
+  readonly voteId: string | undefined;
+  readonly code: string | undefined;
+}
+
+export function vote(c: TestCluster, commentId: string, voter: string, direction: 'up' | 'down'): Promise<VoteOutcome> {
+  return call<{ voteId?: string; code?: string }>(c, 'POST', `/api/v1/votes?commentId=${commentId}&direction=${direction}&anonUserId=${voter}`).then((r) => ({
+    status: r.status,
+    voteId: r.body.voteId,
+    code: r.body.code,
+  }));
+}
+
+/** The votes stored for comments, by id (read past every actor). */
+async function storedVotes(c: TestCluster, commentIds: readonly string[]): Promise<Map<string, { commentId: string; direction: number }>> {
+  const store = await c.store();
+  const out = new Map<string, { commentId: string; direction: number }>();
+  for (const commentId of commentIds) {
+    for (const doc of await store.find<{ _id: string; commentId: string; direction: number }>(VOTES, { commentId })) out.set(doc._id, doc);
+  }
+  return out;
+}
+
+/** The counts a comment shows, through the cluster. */
+export async function counts(c: TestCluster, commentId: string): Promise<{ votesUp: number; votesDown: number }> {
+  const r = await call<{ comment: { votesUp: number; votesDown: number } }>(c, 'GET', `/api/v1/comments/${commentId}`);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return { votesUp: r.body.comment.votesUp ?? 0, votesDown: r.body.comment.votesDown ?? 0 };
+}
+
+/** Checks that every acknowledged vote is stored and that each comment's counts equal its stored votes. */
+export async function assertVotesKept(c: TestCluster, commentIds: readonly string[], outcomes: readonly VoteOutcome[]): Promise<number> {
+  const stored = await storedVotes(c, commentIds);
+  const acknowledged = outcomes.filter((o) => o.status === 200);
+  for (const o of acknowledged) assert.ok(stored.has(o.voteId!), `acknowledged vote ${o.voteId} is stored`);
+  for (const commentId of commentIds) {
+    const mine = [...stored.values()].filter((v) => v.commentId === commentId);
+    assert.deepEqual(await counts(c, commentId), { votesUp: mine.filter((v) => v.direction > 0).length, votesDown: mine.filter((v) => v.direction < 0).length }, `counts of ${commentId}`);
+  }
+  return acknowledged.length;
 }
