@@ -55,6 +55,11 @@ export const SETTINGS = {
   demoTenant: setting('DEMO_TENANT', '--demo-tenant', true, bool, 'Create a demo tenant and API key on first start with an empty database.'),
   allowUwsFallback: setting('ALLOW_UWS_FALLBACK', '--allow-uws-fallback', false, bool, 'Start even if uWebSockets.js fell back to its slow pure-JS implementation.'),
   logLevel: setting('LOG_LEVEL', '--log-level', 'info', str, 'One of debug, info, warn, error.'),
+  natsUrl: setting<string | undefined>('NATS_URL', '--nats-url', undefined, optionalStr, 'Cluster mode: the NATS server(s) the nodes meet on (needs MONGODB_URI).'),
+  clusterName: setting('CLUSTER_NAME', '--cluster-name', 'comments', str, 'Cluster mode: prefix of the NATS subjects and key-value buckets of this cluster.'),
+  nodeId: setting<string | undefined>('NODE_ID', '--node-id', undefined, optionalStr, 'Cluster mode: this node\'s id (default: host name, process id and a random suffix).'),
+  clusterShards: setting('CLUSTER_SHARDS', '--cluster-shards', 256, int, 'Cluster mode: shards actor keys hash to; every node of a cluster must agree.'),
+  clusterLeaseMs: setting('CLUSTER_LEASE_MS', '--cluster-lease-ms', 10_000, int, 'Cluster mode: how long a shard lease lasts unless renewed (renewed every third of it).'),
 } as const;
 
 type Settings = typeof SETTINGS;

@@ -90,6 +90,7 @@ export const ERRORS = {
   'timeout': { status: 503, message: 'The request timed out; its outcome is unknown.' },
   'overloaded': { status: 503, message: 'The server is overloaded; nothing was changed. Retry later.' },
   'shutting-down': { status: 503, message: 'The server is shutting down; nothing was changed.' },
+  'cluster-unavailable': { status: 503, message: 'The cluster cannot reach the node that holds this data; nothing was changed. Retry later.' },
   'internal-error': { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -104,11 +104,14 @@ export class SubChannel {
   readonly #limits: PublicLimits;
   /** Open connections, by tenant: the ones a change of access may refuse. */
   readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
+  readonly #follow: ((topics: readonly string[]) => Promise<void>) | undefined;
 
-  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits) {
+  /** @param follow cluster mode: makes events of other nodes on these topics reach this one */
+  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits, follow?: (topics: readonly string[]) => Promise<void>) {
     this.#liveIds = liveIds;
     this.#system = system;
     this.#limits = limits;
+    this.#follow = follow;
   }
 
   /** The websocket behaviour to serve `/sub` with. */
@@ -122,6 +125,7 @@ export class SubChannel {
         this.#limits.requests.spend(limitKey(req.ip), 'requests');
         const subscription = subscriptionFor(this.#liveIds, parseQuery(req.query));
         await assertMayListen(this.#system, subscription.tenantId, subscription.urlId, subscription.userId);
+        if (this.#follow !== undefined) await this.#follow(subscription.topics);
         return { accept: subscription };
       } catch (err) {
         return { refuse: errorReply(err) };
