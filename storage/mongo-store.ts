@@ -17,11 +17,12 @@
  */
 import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document } from 'mongodb';
 import { DuplicateKeyError, StorageUnavailableError } from './errors.js';
-import type { CollectionSpec, Doc, Filter, FindOptions, Store, WriteOp } from './store.js';
+import type { CollectionSpec, Doc, Filter, FindOptions, ScanOptions, Store, WriteOp } from './store.js';
 import { isOperatorCondition, normalizeSort, validateFilter, validateFindOptions } from './query.js';
 import { applyPatch, ID_INDEX, indexTuples, opId, validateOps } from './write-ops.js';
 import { isAmbiguousWriteError, isDuplicateKeyError, isUnavailableError, toStorageError } from './mongo-errors.js';
 import { UniqueChecker } from './mongo-unique-check.js';
+import { scanCollection } from './mongo-scan.js';
 
 /** Most operations sent in one bulk write (see #applyOps). */
 const BULK_WRITE_MAX = 99;
@@ -33,6 +34,8 @@ export interface MongoStoreOptions {
   readonly dbName?: string | undefined;
   /** Time limit for reaching the server and for waiting on recovery, in ms (default 3000). */
   readonly timeoutMs?: number | undefined;
+  /** Only read (a worker beside the server's own store): no index creation, no journal replay, no commits. */
+  readonly readOnly?: boolean | undefined;
 }
 
 /** The collection holding group journals. */
@@ -120,6 +123,7 @@ export class MongoStore implements Store {
   readonly #uri: string;
   readonly #dbName: string;
   readonly #timeoutMs: number;
+  readonly #readOnly: boolean;
   readonly #specs: ReadonlyMap<string, CollectionSpec>;
   #client: MongoClient | undefined;
   #db: Db | undefined;
@@ -141,6 +145,7 @@ export class MongoStore implements Store {
     this.#uri = options.uri;
     this.#dbName = options.dbName ?? uriDatabase(options.uri) ?? 'comments';
     this.#timeoutMs = options.timeoutMs ?? 3000;
+    this.#readOnly = options.readOnly === true;
     this.#specs = new Map(collections.map((spec) => [spec.name, spec]));
   }
 
@@ -159,8 +164,10 @@ export class MongoStore implements Store {
     try {
       await client.connect();
       const db = client.db(this.#dbName);
-      for (const spec of this.#specs.values()) await this.#ensureIndexes(db, spec);
-      await this.#replayJournal(db);
+      if (!this.#readOnly) {
+        for (const spec of this.#specs.values()) await this.#ensureIndexes(db, spec);
+        await this.#replayJournal(db);
+      }
       this.#client = client;
       this.#db = db;
       this.#checker = new UniqueChecker(db, this.#specs);
@@ -280,8 +287,18 @@ export class MongoStore implements Store {
     }
   }
 
+  async *scan<T extends Doc = Doc>(collection: string, filter: Filter, options: ScanOptions = {}): AsyncIterable<T[]> {
+    const mongo = this.#collection(collection);
+    validateFilter(filter);
+    const batchSize = options.batchSize ?? 1000;
+    if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) throw new TypeError('batchSize must be a positive integer');
+    await this.#recovered();
+    yield* scanCollection(mongo, toMongoFilter(filter), batchSize) as AsyncIterable<T[]>;
+  }
+
   commit(ops: readonly WriteOp[]): Promise<void> {
     try {
+      if (this.#readOnly) throw new TypeError('this MongoDB store was opened read-only');
       validateOps(ops, this.#specs);
       this.#openDb();
     } catch (error) {
