@@ -1,4 +1,5 @@
 import { registerActors } from '../actors/index.js';
+import { aggregatorFor } from '../aggregate/setup.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
@@ -69,7 +70,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   registerActors(system);
   const liveIds = new LiveIds(await liveSecret(store));
   const charges = new ChargeBatcher(system);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges };
+  const aggregator = aggregatorFor(config, store.kind);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, aggregator };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services);
   const pipeline = createPipeline(ROUTES, services);
@@ -82,6 +84,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       http.stopListening();
       // Requests under way finish, and their charges reach the ledger, before it closes.
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
+      await aggregator.close();
       await charges.flush();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });

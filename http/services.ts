@@ -1,5 +1,6 @@
 import type { LiveIds } from '../actors/live/live-ids.js';
 import type { TokenStore } from '../actors/oauth/token-store.js';
+import type { Aggregator } from '../aggregate/aggregator.js';
 import type { ChargeBatcher } from './charge-batcher.js';
 import type { ActorSystem } from '../engine/actor-system.js';
 import type { Config } from '../engine/config.js';
@@ -17,4 +18,6 @@ export interface AppServices {
   readonly liveIds: LiveIds;
   /** Gathers credit charges into one ledger message per tenant per turn. */
   readonly charges: ChargeBatcher;
+  /** Runs aggregations in worker threads under their limits. */
+  readonly aggregator: Aggregator;
 }

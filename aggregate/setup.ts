@@ -1,0 +1,28 @@
+/** Builds the server's aggregation pool from its configuration. */
+import type { Config } from '../engine/config.js';
+import { COLLECTIONS } from '../storage/collections.js';
+import type { StoreKind } from '../storage/store.js';
+import { Aggregator } from './aggregator.js';
+import { AGGREGATABLE } from './resources.js';
+import type { WorkerSetup } from './worker.js';
+
+/** The collections workers read: every aggregatable resource's, with their indexes. */
+function readCollections(): WorkerSetup['collections'] {
+  const names = new Set(Object.values(AGGREGATABLE).map((resource) => resource.collection));
+  return COLLECTIONS.filter((spec) => names.has(spec.name));
+}
+
+/** An aggregation pool on the same storage as the server (`kind` is the store it opened). */
+export function aggregatorFor(config: Config, kind: StoreKind): Aggregator {
+  const storage: WorkerSetup['storage'] =
+    kind === 'mongodb'
+      ? { kind, uri: config.mongodbUri!, dbName: config.mongodbDb, timeoutMs: config.storageTimeoutMs }
+      : { kind, dataDir: config.dataDir };
+  return new Aggregator({
+    setup: { storage, collections: readCollections() },
+    memoryMb: config.aggregationMemoryMb,
+    queueTimeoutMs: config.aggregationQueueTimeoutMs,
+    runTimeoutMs: config.aggregationRunTimeoutMs,
+    threads: config.aggregationThreads,
+  });
+}
