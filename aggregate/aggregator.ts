@@ -185,6 +185,9 @@ export class Aggregator {
       idleTimeout: IDLE_MS,
       workerData: setup,
       niceIncrement: NICE_INCREMENT,
+      // Workers wait for tasks on the event loop, not blocked in Atomics.wait, so that timers
+      // (storage clients' own, lmdb-js's read renewal) keep running between tasks.
+      atomics: 'disabled',
       resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.min(YOUNG_GENERATION_MB, memoryMb) },
     });
     // A worker that fails between tasks is replaced by the pool; say so, never crash on it.

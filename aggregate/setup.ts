@@ -6,6 +6,12 @@ import { Aggregator } from './aggregator.js';
 import { AGGREGATABLE } from './resources.js';
 import type { WorkerSetup } from './worker.js';
 
+/**
+ * Workers' MongoDB time limit: a scan's next batch may take a while to gather on a large
+ * collection (the socket limit is four times this), and the run has its own limit anyway.
+ */
+const WORKER_MONGO_TIMEOUT_MS = 30_000;
+
 /** The collections workers read: every aggregatable resource's, with their indexes. */
 function readCollections(): WorkerSetup['collections'] {
   const names = new Set(Object.values(AGGREGATABLE).map((resource) => resource.collection));
@@ -16,7 +22,7 @@ function readCollections(): WorkerSetup['collections'] {
 export function aggregatorFor(config: Config, kind: StoreKind): Aggregator {
   const storage: WorkerSetup['storage'] =
     kind === 'mongodb'
-      ? { kind, uri: config.mongodbUri!, dbName: config.mongodbDb, timeoutMs: config.storageTimeoutMs }
+      ? { kind, uri: config.mongodbUri!, dbName: config.mongodbDb, timeoutMs: Math.max(config.storageTimeoutMs, WORKER_MONGO_TIMEOUT_MS) }
       : { kind, dataDir: config.dataDir };
   return new Aggregator({
     setup: { storage, collections: readCollections() },

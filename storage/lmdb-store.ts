@@ -262,8 +262,13 @@ export class LmdbStore implements Store {
     validateFilter(filter);
     const batchSize = options.batchSize ?? 1000;
     if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) throw new TypeError('batchSize must be a positive integer');
-    // The writer may have indexed its first array since this reader opened.
-    if (this.#readOnly) for (const index of state.indexes) index.multikey = this.#meta!.get(multikeyMetaKey(collection, index.spec.name)) === true;
+    if (this.#readOnly) {
+      // Another thread's commits are seen from a fresh read transaction: lmdb-js renews the
+      // thread's own only on a timer, which a thread that blocks between tasks never runs.
+      this.#env!.resetReadTxn();
+      // The writer may have indexed its first array since this reader opened.
+      for (const index of state.indexes) index.multikey = this.#meta!.get(multikeyMetaKey(collection, index.spec.name)) === true;
+    }
     const plan = planScan(state, filter);
     if (!plan) return;
     const cursor = startCursor();
