@@ -1,5 +1,6 @@
 /** The registry of benchmark suites. */
 import type { Suite } from '../lib/suite.js';
+import { aggregateScan } from './aggregate-scan.js';
 import { commentsGet } from './comments-get.js';
 import { engineHotActor } from './engine-hot-actor.js';
 import { engineVotes } from './engine-votes.js';
@@ -9,4 +10,4 @@ import { pollVotes } from './poll-votes.js';
 import { votesPost } from './votes-post.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes, aggregateScan];
