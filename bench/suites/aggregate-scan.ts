@@ -135,7 +135,7 @@ async function measure(ctx: SuiteContext, server: ServerProcess, storage: string
   ctx.row(row('during aggregations', busy));
   ctx.figure({ key: key('P99Ratio'), label: `${storage}: GET comments p99 during aggregations ÷ idle`, value: busy.latencyMs.p99 / idle.latencyMs.p99, unit: '×', digits: 2 });
   ctx.figure({ key: key('RpsRatio'), label: `${storage}: GET comments throughput during aggregations ÷ idle`, value: busy.rps / idle.rps, unit: '×', digits: 2 });
-  ctx.note(`${storage}: ${scans} aggregation(s) completed during the loaded phase (one more was cut short when it ended).`);
+  ctx.note(`${storage}: ${scans} aggregation(s) completed during the loaded phase; the one under way when it ended was let finish.`);
 }
 
 async function run(ctx: SuiteContext): Promise<void> {
