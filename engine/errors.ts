@@ -85,6 +85,14 @@ export const ERRORS = {
   // Live channels
   'invalid-live-id': { status: 403, message: 'The tenantIdWS, urlIdWS or userIdWS was not issued by this server for this tenant.' },
   'websocket-required': { status: 426, message: 'This endpoint only accepts websocket connections.' },
+  // Aggregation
+  'aggregation-unknown-resource': { status: 400, message: 'This resource cannot be aggregated; validResourceNames lists those that can.' },
+  'aggregation-unknown-field': { status: 400, message: 'The resource has no field of this name.' },
+  'aggregation-invalid-operation': { status: 400, message: 'The operation, query, grouping or sort does not fit the field it names.' },
+  'parent-tenant-forbidden': { status: 403, message: 'The parentTenantId is neither the calling tenant nor a tenant it manages.' },
+  'aggregation-memory-limit': { status: 422, message: 'The aggregation needed more memory than one call may use; narrow the query or the grouping.' },
+  'aggregation-queue-timeout': { status: 503, message: "The aggregation waited too long behind the tenant's other aggregations and was not run. Retry later." },
+  'aggregation-run-timeout': { status: 504, message: 'The aggregation ran longer than one call may and was stopped; narrow the query.' },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

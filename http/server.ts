@@ -1,4 +1,5 @@
 import { registerActors } from '../actors/index.js';
+import { aggregatorFor } from '../aggregate/setup.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
@@ -116,7 +117,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const demo = config.demoTenant && (cluster === undefined || (await cluster.once('demo-tenant'))) && (await noTenants(store)) ? await createTenant(store, { name: 'Demo' }) : undefined;
   const liveIds = new LiveIds(await liveSecret(store));
   const charges = new ChargeBatcher(system);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config) };
+  const aggregator = aggregatorFor(config, store.kind);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
@@ -130,6 +132,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       http.stopListening();
       // Requests under way finish, and their charges reach the ledger, before it closes.
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
+      await aggregator.close();
       await charges.flush();
       // A node hands its shards over first, its actors' writes durable, while NATS still answers.
       await cluster?.leave();

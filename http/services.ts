@@ -1,5 +1,6 @@
 import type { LiveIds } from '../actors/live/live-ids.js';
 import type { TokenStore } from '../actors/oauth/token-store.js';
+import type { Aggregator } from '../aggregate/aggregator.js';
 import type { ChargeBatcher } from './charge-batcher.js';
 import type { PublicLimits } from './rate-limit.js';
 import type { ActorSystem } from '../engine/actor-system.js';
@@ -20,4 +21,6 @@ export interface AppServices {
   readonly charges: ChargeBatcher;
   /** Per-client limits of the public routes. */
   readonly limits: PublicLimits;
+  /** Runs aggregations in worker threads under their limits. */
+  readonly aggregator: Aggregator;
 }

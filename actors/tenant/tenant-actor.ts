@@ -31,6 +31,8 @@ export interface TenantDoc extends Doc {
   email?: string | null;
   signUpDate: string;
   packageId?: string | null;
+  /** The parent tenant that manages this one (white labelling), if any. */
+  managedByTenantId?: string | null;
   /** Shared secret for secure SSO payloads and webhook signatures (API keys are stored hashed). */
   apiSecret: string;
 }

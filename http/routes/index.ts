@@ -1,4 +1,5 @@
 import { liveRoutes } from '../live/routes.js';
+import { aggregateRoutes } from './aggregate.js';
 import type { AnyRoute } from '../route.js';
 import { commentModerationRoutes } from './comment-moderation.js';
 import { commentRoutes } from './comments.js';
@@ -16,4 +17,4 @@ import { voteRoutes } from './votes.js';
 import { widgetConfigRoutes } from './widget-config.js';
 
 /** Every HTTP route of the server. */
-export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...meRoutes, ...tenantDailyUsageRoutes, ...domainConfigRoutes, ...widgetConfigRoutes, ...liveRoutes, ...pollRoutes, ...pollVoteRoutes, ...commentRoutes, ...commentModerationRoutes, ...voteRoutes, ...pageRoutes, ...hashTagRoutes, ...pageReactRoutes, ...userRoutes];
+export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...meRoutes, ...tenantDailyUsageRoutes, ...domainConfigRoutes, ...widgetConfigRoutes, ...liveRoutes, ...pollRoutes, ...pollVoteRoutes, ...commentRoutes, ...commentModerationRoutes, ...voteRoutes, ...pageRoutes, ...hashTagRoutes, ...pageReactRoutes, ...userRoutes, ...aggregateRoutes];
