@@ -79,7 +79,7 @@ export const ERRORS = {
   'domain-invalid': { status: 400, message: 'The domain matches none of the tenant\'s domain configurations.' },
   'does-not-render': { status: 422, message: 'The template does not render with its test data.' },
   'email-template-limit': { status: 409, message: 'The tenant has as many email templates as it may.' },
-  'email-queue-full': { status: 503, message: 'Too many emails of this tenant are waiting to be sent; nothing was changed. Retry later.' },
+  'email-queue-full': { status: 429, message: 'Too many emails of this tenant are waiting to be sent; nothing was changed. Retry later.' },
   'invalid-link': { status: 400, message: 'The link is not valid or has expired.' },
   // Live channels
   'invalid-live-id': { status: 403, message: 'The tenantIdWS, urlIdWS or userIdWS was not issued by this server for this tenant.' },

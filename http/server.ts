@@ -7,6 +7,7 @@ import { ActorSystem } from '../engine/actor-system.js';
 import type { Config } from '../engine/config.js';
 import { EventBus } from '../engine/event-bus.js';
 import { log } from '../engine/log.js';
+import { createEmail } from '../email/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
 import type { Store } from '../storage/store.js';
@@ -67,14 +68,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     mailboxLimit: config.mailboxLimit,
   });
   registerActors(system);
-  const liveIds = new LiveIds(await liveSecret(store));
+  const secret = await liveSecret(store);
+  const liveIds = new LiveIds(secret);
   const charges = new ChargeBatcher(system);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges };
+  const email = createEmail(system, config, secret);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, email };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services);
   const pipeline = createPipeline(ROUTES, services);
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
+  email.start(port);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -83,6 +87,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Requests under way finish, and their charges reach the ledger, before it closes.
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
       await charges.flush();
+      // Sends under way are not waited for: unconfirmed, they are sent again after the next start.
+      await email.close();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
       await live.stop();

@@ -1,0 +1,179 @@
+/**
+ * The background sender. An outbox actor hands it the emails that are due; it renders each
+ * (once: a retry sends what the first attempt rendered), sends it, and tells the outbox how the
+ * attempt ended. It keeps no email of its own: the outbox is the durable record, and an email
+ * whose delivery was never confirmed there is sent again after a restart (at-least-once, with
+ * the same Message-ID).
+ *
+ * Bounds: sends in flight per tenant (the outbox starts no more than `perTenant`) and in total
+ * (`maxConcurrent`; the rest wait here, at most `perTenant` per tenant).
+ */
+import { EmailOutboxKind, EmailTemplatesKind, type AttemptResult, type OutboxDoc, type RenderedEmail } from '../actors/email/protocol.js';
+import { domainConfigFor, renderInput, requireDefinition } from '../actors/email/template-model.js';
+import type { DomainConfigDoc } from '../actors/tenant/domain-configs.js';
+import { TenantKind } from '../actors/tenant/tenant-actor.js';
+import type { ActorSystem } from '../engine/actor-system.js';
+import { ApiError } from '../engine/errors.js';
+import { log } from '../engine/log.js';
+import type { EmailLinks } from './links.js';
+import type { RenderPool } from './render-pool.js';
+import { type MailTransport, SendError } from './transport.js';
+
+export interface DeliveryOptions {
+  readonly mailFrom: string;
+  /** Sends in flight per tenant. */
+  readonly perTenant: number;
+  /** Sends in flight in total. */
+  readonly maxConcurrent: number;
+  /** Delay before the first retry; doubles with each attempt, at most an hour. */
+  readonly retryMs: number;
+  /** Attempts before an email that keeps failing temporarily is given up. */
+  readonly maxAttempts: number;
+}
+
+/** Headers a domain configuration may not set: the ones the sender owns. */
+const RESERVED_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding', 'list-unsubscribe', 'list-unsubscribe-post']);
+
+/** A domain configuration's `emailHeaders`, without line breaks, invalid names or reserved headers. */
+export function extraHeaders(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!/^[!-9;-~]+$/.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) continue;
+    out[name] = String(value).replace(/[\r\n]+/g, ' ');
+  }
+  return out;
+}
+
+/** Plain text for the text part: the HTML without tags, scripts or styles. */
+export function plainText(html: string): string {
+  return html
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
+    .replace(/<br\s*\/?>|<\/(p|div|h\d|li|blockquote)>/gi, '\n')
+    .replace(/<a\s[^>]*href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/gi, '$2 ($1)')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#34;|&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** The delay before attempt `attempts + 1`, after `attempts` failed ones. */
+export function retryDelay(retryMs: number, attempts: number): number {
+  return Math.min(retryMs * 2 ** Math.max(0, attempts - 1), 3_600_000);
+}
+
+export class EmailDelivery {
+  readonly options: DeliveryOptions;
+  readonly #system: ActorSystem;
+  readonly #renderer: RenderPool;
+  readonly #transport: MailTransport;
+  readonly #links: EmailLinks;
+  /** Ids being sent, by tenant: an outbox starts none of these again, whichever activation asks. */
+  readonly #inFlight = new Map<string, Set<string>>();
+  readonly #waiting: (() => void)[] = [];
+  #sending = 0;
+  #closed = false;
+
+  constructor(system: ActorSystem, renderer: RenderPool, transport: MailTransport, links: EmailLinks, options: DeliveryOptions) {
+    this.#system = system;
+    this.#renderer = renderer;
+    this.#transport = transport;
+    this.#links = links;
+    this.options = options;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** The Message-ID of an outbox entry (stable: made from its id). */
+  messageId(tenantId: string, id: string): string {
+    return `<${id}.${tenantId}@${this.#links.host}>`;
+  }
+
+  /** Ids of a tenant's emails being sent now. */
+  inFlight(tenantId: string): ReadonlySet<string> {
+    return this.#inFlight.get(tenantId) ?? new Set();
+  }
+
+  /** Sends one email in the background, then tells its outbox how it went. */
+  start(doc: OutboxDoc): void {
+    if (this.#closed) return;
+    let ids = this.#inFlight.get(doc.tenantId);
+    if (ids === undefined) this.#inFlight.set(doc.tenantId, (ids = new Set()));
+    if (ids.has(doc._id)) return;
+    ids.add(doc._id);
+    void this.#attempt(doc)
+      .then((result) => this.#system.ask(EmailOutboxKind, doc.tenantId, 'attempted', { id: doc._id, result }))
+      .catch((err: unknown) => log.warn('email-attempt-unrecorded', { tenantId: doc.tenantId, id: doc._id, err }))
+      .finally(() => {
+        ids.delete(doc._id);
+        if (ids.size === 0 && this.#inFlight.get(doc.tenantId) === ids) this.#inFlight.delete(doc.tenantId);
+      });
+  }
+
+  /** Stops starting sends; those under way finish or are retried after the next start. */
+  close(): void {
+    this.#closed = true;
+    this.#transport.close();
+    for (const wake of this.#waiting.splice(0)) wake();
+  }
+
+  async #attempt(doc: OutboxDoc): Promise<AttemptResult> {
+    let rendered: RenderedEmail | null = doc.rendered;
+    try {
+      rendered ??= await this.#render(doc);
+    } catch (err) {
+      // The renderer or an actor was unavailable: worth another attempt.
+      return { ok: false, permanent: err instanceof ApiError && err.code === 'does-not-render', error: `Rendering failed: ${(err as Error).message}`, rendered: null };
+    }
+    await this.#slot();
+    try {
+      if (this.#closed) return { ok: false, permanent: false, error: 'The server stopped before sending.', rendered };
+      await this.#transport.send({ ...rendered, to: doc.to, text: plainText(rendered.html), messageId: doc.messageId });
+      log.debug('email-sent', { tenantId: doc.tenantId, id: doc._id, to: doc.to });
+      return { ok: true, rendered };
+    } catch (err) {
+      const permanent = err instanceof SendError && err.permanent;
+      log.warn('email-send-failed', { tenantId: doc.tenantId, id: doc._id, attempt: doc.attempts + 1, permanent, error: (err as Error).message });
+      return { ok: false, permanent, error: (err as Error).message, rendered };
+    } finally {
+      this.#sending--;
+      this.#waiting.shift()?.();
+    }
+  }
+
+  /** Waits for one of the `maxConcurrent` sending slots. */
+  async #slot(): Promise<void> {
+    while (this.#sending >= this.options.maxConcurrent && !this.#closed) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#sending++;
+  }
+
+  /**
+   * Renders an email: the tenant's template for the domain (else the wildcard's, else the
+   * built-in one), with its domain settings. A tenant template that fails is recorded as a
+   * render error of that template, and the built-in one is sent instead.
+   */
+  async #render(doc: OutboxDoc): Promise<RenderedEmail> {
+    const { tenantId } = doc;
+    const definition = requireDefinition(doc.emailTemplateId);
+    const configs = await this.#system.ask(TenantKind, tenantId, 'listDomainConfigs', null);
+    const config: DomainConfigDoc | undefined = domainConfigFor(configs, doc.domain);
+    const template = await this.#system.ask(EmailTemplatesKind, tenantId, 'select', { emailTemplateId: doc.emailTemplateId, domain: config?.domain ?? doc.domain });
+    const ownUnsubscribe = config?.footerUnsubscribeURL === undefined || config.footerUnsubscribeURL === '';
+    const unsubscribeUrl = ownUnsubscribe ? this.#links.unsubscribeUrl(tenantId, doc.to) : config.footerUnsubscribeURL!;
+    const data = { ...doc.data, domain: doc.domain, unsubscribeUrl };
+    let outcome = template === null ? undefined : await this.#renderer.render({ tenantId, ...renderInput(definition, template, data, doc.locale) });
+    if (outcome !== undefined && !outcome.ok) {
+      const error = `${outcome.failure}: ${outcome.message}${outcome.line === null ? '' : ` (line ${outcome.line})`}`;
+      log.warn('email-template-render-failed', { tenantId, templateId: template!._id, error });
+      await this.#system.ask(EmailTemplatesKind, tenantId, 'recordRenderError', { id: template!._id, error });
+      outcome = undefined;
+    }
+    outcome ??= await this.#renderer.render({ tenantId, ...renderInput(definition, null, data, doc.locale) });
+    if (!outcome.ok) throw new ApiError('does-not-render', `The built-in ${doc.emailTemplateId} template failed: ${outcome.message}`);
+    const headers: Record<string, string> = { ...extraHeaders(config?.emailHeaders), 'List-Unsubscribe': `<${unsubscribeUrl}>` };
+    const from = config?.emailFromEmail ? (config.emailFromName ? `"${config.emailFromName.replace(/["\\\r\n]/g, '')}" <${config.emailFromEmail}>` : config.emailFromEmail) : this.options.mailFrom;
+    return { from, subject: outcome.subject, html: outcome.html, headers };
+  }
+}
