@@ -5,7 +5,7 @@ import { route, type RouteRequest, type Schema } from '../route.js';
 import { nullableText, text } from './page-context.js';
 
 const TRANSLATIONS: Schema = { type: 'object', maxProperties: 100, additionalProperties: { type: 'object', maxProperties: 500, additionalProperties: text(20_000) } };
-const TEST_DATA: Schema = { type: 'object', maxProperties: 500 };
+const TEST_DATA: Schema = { type: 'object', maxProperties: 500, additionalProperties: true };
 const EJS: Schema = text(200_000);
 
 const FIELDS: Record<string, Schema> = {
