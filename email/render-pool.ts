@@ -168,7 +168,8 @@ export class RenderPool {
     host.on('exit', (code, signal) => {
       if (this.#host === host) this.#host = undefined;
       if (this.#closed) return;
-      log.warn('render-host-exited', { code, signal, inFlight: this.#pending.size, stderr: stderr.slice(0, 1000) });
+      const reason = /FATAL ERROR[^\n]*/.exec(stderr)?.[0] ?? stderr.trim().slice(0, 300);
+      log.warn('render-host-exited', { code, signal, inFlight: this.#pending.size, reason });
       this.#recover();
     });
     // Never keeps the server alive by itself.
