@@ -123,6 +123,8 @@ export class RenderPool {
     this.#suspects.length = 0;
     if (host !== undefined && host.exitCode === null && host.signalCode === null) {
       const exited = new Promise<void>((resolve) => host.once('exit', () => resolve()));
+      // Waiting for it must keep this process alive.
+      host.ref();
       host.kill('SIGTERM');
       await exited;
     }
