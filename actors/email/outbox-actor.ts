@@ -73,7 +73,8 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
   }
 
   override async onStart(): Promise<void> {
-    for (const doc of await this.store.find<OutboxDoc>(C.outbox, { tenantId: this.id, state: OUTBOX_STATES.queued })) {
+    const queued = await this.store.find<OutboxDoc>(C.outbox, { tenantId: this.id, state: OUTBOX_STATES.queued });
+    for (const doc of queued.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt)) {
       this.#queued.set(doc._id, doc);
       if (doc.dedupeKey !== null) this.#byDedupe.set(doc.dedupeKey, doc._id);
     }
@@ -146,6 +147,8 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
         while (this.#failed.length > MAX_FAILED_PER_TENANT) this.remove(C.outbox, this.#failed.shift()!);
       } else {
         const next: OutboxDoc = { ...doc, attempts, lastError: result.error, rendered: result.rendered ?? doc.rendered, nextAttemptAt: clock.now() + retryDelay(this.#delivery.options.retryMs, attempts) };
+        // To the back: entries stay in the order they fall due.
+        this.#queued.delete(id);
         this.#queued.set(id, next);
         this.put(C.outbox, next);
       }
@@ -184,20 +187,24 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
     return found;
   }
 
-  /** Starts what is due, up to the tenant's concurrency; sets the timer for the next due one. */
+  /**
+   * Starts what is due, up to the tenant's concurrency; sets the timer for the next due one.
+   * Entries are kept in the order they became due (a retry goes to the back), so this looks at
+   * only as many as it starts while there is a backlog.
+   */
   #pump(): void {
     const now = clock.now();
     const sending = this.#delivery.inFlight(this.id);
     let free = this.#delivery.options.perTenant - sending.size;
     let nextAt = Infinity;
-    for (const doc of [...this.#queued.values()].sort((a, b) => a.nextAttemptAt - b.nextAttemptAt)) {
+    for (const doc of this.#queued.values()) {
+      if (free <= 0) break;
       if (sending.has(doc._id)) continue;
-      if (doc.nextAttemptAt <= now && free > 0) {
+      if (doc.nextAttemptAt <= now) {
         free--;
         this.#delivery.start(doc);
       } else {
-        nextAt = Math.min(nextAt, Math.max(doc.nextAttemptAt, now));
-        if (free <= 0) break;
+        nextAt = Math.min(nextAt, doc.nextAttemptAt);
       }
     }
     this.#timerAt = Infinity;
