@@ -44,19 +44,6 @@ export function extraHeaders(headers: Readonly<Record<string, string>> | undefin
   return out;
 }
 
-/** Plain text for the text part: the HTML without tags, scripts or styles. */
-export function plainText(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<br\s*\/?>|<\/(p|div|h\d|li|blockquote)>/gi, '\n')
-    .replace(/<a\s[^>]*href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/gi, '$2 ($1)')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#34;|&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
-
 /** The delay before attempt `attempts + 1`, after `attempts` failed ones. */
 export function retryDelay(retryMs: number, attempts: number): number {
   return Math.min(retryMs * 2 ** Math.max(0, attempts - 1), 3_600_000);
@@ -130,7 +117,8 @@ export class EmailDelivery {
     await this.#slot();
     try {
       if (this.#closed) return { ok: false, permanent: false, error: 'The server stopped before sending.', rendered };
-      await this.#transport.send({ ...rendered, to: doc.to, text: plainText(rendered.html), messageId: doc.messageId });
+      const mail = { ...rendered, to: doc.to, messageId: doc.messageId };
+      await this.#transport.send(mail, await this.#renderer.compose(mail));
       log.debug('email-sent', { tenantId: doc.tenantId, id: doc._id, to: doc.to });
       return { ok: true, rendered };
     } catch (err) {

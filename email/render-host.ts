@@ -5,10 +5,14 @@
  * once) makes V8 abort the whole process, which would take the server with it. Here it takes
  * only this process; the server starts another (render-pool.ts).
  *
- * Protocol (IPC): the server sends `{id, job}`, this process answers `{id, outcome}`.
+ * It also builds the raw MIME messages of emails (compose-worker.ts), off the server's thread.
+ *
+ * Protocol (IPC): the server sends `{id, job}` (a render) or `{id, mail}` (a message to build);
+ * this process answers `{id, outcome}`, `{id, raw}` or `{id, error}`.
  */
 import { Piscina } from 'piscina';
 import { RENDER_FAILURES, type RenderJob, type RenderOutcome } from './sandbox.js';
+import type { OutgoingEmail } from './transport.js';
 
 interface HostOptions {
   readonly threads: number;
@@ -19,7 +23,9 @@ interface HostOptions {
 
 const options = JSON.parse(process.env['RENDER_HOST_OPTIONS'] ?? '{}') as HostOptions;
 
-const pool = new Piscina<RenderJob, RenderOutcome>({
+const COMPOSE_WORKER = new URL('./compose-worker.js', import.meta.url).href;
+
+const pool = new Piscina({
   filename: new URL('./render-worker.js', import.meta.url).href,
   minThreads: 1,
   maxThreads: Math.max(1, options.threads),
@@ -33,7 +39,7 @@ async function run(job: RenderJob): Promise<RenderOutcome> {
   const abort = new AbortController();
   const backstop = setTimeout(() => abort.abort(), job.timeoutMs + options.backstopMs);
   try {
-    return await pool.run(job, { signal: abort.signal });
+    return (await pool.run(job, { signal: abort.signal })) as RenderOutcome;
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
       return { ok: false, failure: RENDER_FAILURES.memory, message: 'The template used more memory than a render may.', line: null, part: 'body' };
@@ -47,8 +53,15 @@ async function run(job: RenderJob): Promise<RenderOutcome> {
   }
 }
 
-process.on('message', (message: { id: number; job: RenderJob }) => {
-  void run(message.job).then((outcome) => process.send?.({ id: message.id, outcome }));
+process.on('message', (message: { id: number; job?: RenderJob; mail?: OutgoingEmail }) => {
+  if (message.job !== undefined) {
+    void run(message.job).then((outcome) => process.send?.({ id: message.id, outcome }));
+    return;
+  }
+  (pool.run(message.mail, { filename: COMPOSE_WORKER }) as Promise<Uint8Array>).then(
+    (raw) => process.send?.({ id: message.id, raw: Buffer.from(raw) }),
+    (err: unknown) => process.send?.({ id: message.id, error: String((err as Error)?.message ?? err) }),
+  );
 });
 // The server went away: nothing left to render for.
 process.on('disconnect', () => process.exit(0));

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiError } from '../engine/errors.js';
 import { log } from '../engine/log.js';
 import { RENDER_FAILURES, type RenderJob, type RenderOutcome } from './sandbox.js';
+import type { OutgoingEmail } from './transport.js';
 
 export interface RenderPoolOptions {
   /** Worker threads of the render host (at most). */
@@ -51,10 +52,21 @@ export function renderRefusal(outcome: Extract<RenderOutcome, { ok: false }>): A
   return new ApiError('does-not-render', `The template does not render${where}: ${outcome.message}`, { secondaryCode: outcome.failure });
 }
 
+/** A task for the render host: a render, or the raw message of an email to build. */
+type Task = { readonly job: RenderJob } | { readonly mail: OutgoingEmail };
+
+/** What the render host answers. */
+interface Answer {
+  readonly id: number;
+  readonly outcome?: RenderOutcome;
+  readonly raw?: Uint8Array;
+  readonly error?: string;
+}
+
 interface Pending {
   readonly id: number;
-  readonly job: RenderJob;
-  readonly resolve: (outcome: RenderOutcome) => void;
+  readonly task: Task;
+  readonly settle: (answer: Answer) => void;
   readonly reject: (err: unknown) => void;
 }
 
@@ -89,16 +101,30 @@ export class RenderPool {
     this.#byTenant.set(tenantId, mine + 1);
     try {
       const job: RenderJob = { ejs: request.ejs, subject: request.subject, data: JSON.stringify(request.data), timeoutMs: this.#timeoutMs };
-      return await new Promise<RenderOutcome>((resolve, reject) => {
-        const pending: Pending = { id: this.#nextId++, job, resolve, reject };
-        this.#pending.set(pending.id, pending);
-        this.#send(pending);
-      });
+      const answer = await this.#submit({ job });
+      return answer.outcome!;
     } finally {
       const left = (this.#byTenant.get(tenantId) ?? 1) - 1;
       if (left === 0) this.#byTenant.delete(tenantId);
       else this.#byTenant.set(tenantId, left);
     }
+  }
+
+  /** The raw MIME message of an email, built in the render host. */
+  async compose(mail: OutgoingEmail): Promise<Buffer> {
+    if (this.#closed) throw new ApiError('shutting-down');
+    if (this.#pending.size >= this.#maxInFlight) throw new ApiError('overloaded', 'Too many renders are under way; retry shortly.');
+    const answer = await this.#submit({ mail });
+    if (answer.raw === undefined) throw new Error(`Building the message failed: ${answer.error ?? 'no answer'}`);
+    return Buffer.from(answer.raw);
+  }
+
+  #submit(task: Task): Promise<Answer> {
+    return new Promise<Answer>((settle, reject) => {
+      const pending: Pending = { id: this.#nextId++, task, settle, reject };
+      this.#pending.set(pending.id, pending);
+      this.#send(pending);
+    });
   }
 
   /** Renders, or throws the API refusal. */
@@ -134,7 +160,7 @@ export class RenderPool {
     const host = this.#host ?? this.#start();
     host.ref();
     host.channel?.ref();
-    host.send({ id: pending.id, job: pending.job }, (err) => {
+    host.send({ id: pending.id, ...pending.task }, (err) => {
       // The host died before taking it: the exit handler retries it.
       if (err) log.debug('render-send-failed', { err });
     });
@@ -152,11 +178,11 @@ export class RenderPool {
     host.stderr!.on('data', (d: Buffer) => {
       if (stderr.length < 4096) stderr += d.toString();
     });
-    host.on('message', (message: { id: number; outcome: RenderOutcome }) => {
+    host.on('message', (message: Answer) => {
       const pending = this.#pending.get(message.id);
       if (pending === undefined) return;
       this.#pending.delete(message.id);
-      pending.resolve(message.outcome);
+      pending.settle(message);
       if (this.#suspectRunning === pending) {
         this.#suspectRunning = undefined;
         this.#nextSuspect();
@@ -187,7 +213,7 @@ export class RenderPool {
     this.#suspectRunning = undefined;
     if (culprit !== undefined) {
       this.#pending.delete(culprit.id);
-      culprit.resolve({ ok: false, failure: RENDER_FAILURES.memory, message: 'The template used more memory than a render may.', line: null, part: 'body' });
+      culprit.settle({ id: culprit.id, outcome: { ok: false, failure: RENDER_FAILURES.memory, message: 'The template used more memory than a render may.', line: null, part: 'body' } });
     }
     const queued = new Set(this.#suspects);
     for (const pending of this.#pending.values()) {

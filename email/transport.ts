@@ -14,7 +14,8 @@ export interface OutgoingEmail {
   readonly to: string;
   readonly subject: string;
   readonly html: string;
-  readonly text: string;
+  /** The text part; made from the HTML when absent. */
+  readonly text?: string;
   /** With angle brackets: `<id@host>`. */
   readonly messageId: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -31,10 +32,26 @@ export class SendError extends Error {
   }
 }
 
+/** Who a message goes to and comes from, apart from its raw text (the SMTP envelope). */
+export interface Envelope {
+  readonly from: string;
+  readonly to: string;
+  readonly messageId: string;
+  readonly subject: string;
+}
+
 export interface MailTransport {
-  /** Resolves once the receiving server accepted the message; rejects with SendError. */
-  send(mail: OutgoingEmail): Promise<void>;
+  /**
+   * Sends a built message (see compose-worker.ts); resolves once the receiving server accepted
+   * it, rejects with SendError.
+   */
+  send(envelope: Envelope, raw: Buffer): Promise<void>;
   close(): void;
+}
+
+/** The bare address of `"Name" <a@b>` (or of `a@b`). */
+function addressOf(from: string): string {
+  return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 }
 
 /** Seconds a connection may take to open, greet and answer before the attempt counts as failed. */
@@ -64,9 +81,9 @@ export function createMailTransport(smtpUrl: string | undefined, dataDir: string
 function smtpTransport(url: string): MailTransport {
   const transporter = createTransport(smtpOptions(url) as TransportOptions);
   return {
-    async send(mail) {
+    async send(envelope, raw) {
       try {
-        await transporter.sendMail({ ...mail, headers: { ...mail.headers } });
+        await transporter.sendMail({ envelope: { from: addressOf(envelope.from), to: [envelope.to] }, raw });
       } catch (err) {
         const e = err as { responseCode?: number; response?: string; message?: string; code?: string };
         // Only an answer of the receiving server can be final; a lost connection is retried.
@@ -81,22 +98,18 @@ function smtpTransport(url: string): MailTransport {
 }
 
 function fileTransport(dir: string): MailTransport {
-  const builder = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
-    async send(mail) {
+    async send(envelope, raw) {
       try {
-        const info = (await builder.sendMail({ ...mail, headers: { ...mail.headers } })) as { message: Buffer };
         await mkdir(dir, { recursive: true });
-        const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${mail.messageId.replace(/[^\w.-]+/g, '_')}.eml`;
+        const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${envelope.messageId.replace(/[^\w.-]+/g, '_')}.eml`;
         const path = join(dir, name);
-        await writeFile(path, info.message);
-        log.info('email-written', { path, to: mail.to, subject: mail.subject, messageId: mail.messageId });
+        await writeFile(path, raw);
+        log.info('email-written', { path, to: envelope.to, subject: envelope.subject, messageId: envelope.messageId });
       } catch (err) {
         throw new SendError(`Could not write the email file: ${(err as Error).message}`, false);
       }
     },
-    close() {
-      builder.close();
-    },
+    close() {},
   };
 }

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { simpleParser } from 'mailparser';
 import { after, before, describe, test } from 'node:test';
 import { EmailOutboxKind } from '../../actors/email/protocol.js';
 import { eventually } from '../fixtures/eventually.js';
@@ -158,3 +161,26 @@ for (const storage of storages()) {
     });
   });
 }
+
+describe('email without SMTP_URL', () => {
+  test('each email is written as an .eml file under DATA_DIR/outbox-mail/', async () => {
+    const server = await startTestServer('lmdb');
+    try {
+      const res = await server.api('POST', '/api/v1/comments', {
+        query: { sendEmails: true },
+        body: { commenterName: 'Hal', commenterEmail: 'hal@example.org', comment: 'Written down', url: 'https://example.com/f', urlId: 'f', locale: 'en_us' },
+      });
+      assert.equal(res.status, 200);
+      const dir = join(server.server.services.config.dataDir, 'outbox-mail');
+      let files: string[] = [];
+      await eventually(async () => (files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.eml')) : []).length > 0, 30_000);
+      assert.equal(files.length, 1);
+      const mail = await simpleParser(readFileSync(join(dir, files[0]!)));
+      assert.equal(mail.subject, 'Please confirm your comment on example.com');
+      assert.deepEqual(mail.to && !Array.isArray(mail.to) ? mail.to.value.map((a) => a.address) : [], ['hal@example.org']);
+      assert.match(String(mail.html), /Written down/);
+    } finally {
+      await server.destroy();
+    }
+  });
+});

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { render, type RenderOutcome } from '../../../email/sandbox.js';
 import { DEFINITIONS, translationsFor } from '../../../email/definitions.js';
 import { renderInput } from '../../../actors/email/template-model.js';
-import { extraHeaders, plainText, retryDelay } from '../../../email/delivery.js';
+import { extraHeaders, retryDelay } from '../../../email/delivery.js';
+import { plainText } from '../../../email/plain-text.js';
 
 const DATA = JSON.stringify({ name: 'Ann <b>', items: ['<i>a</i>', 'b'], TEXT: { HELLO: 'Hello' } });
 
