@@ -159,6 +159,14 @@ for (const storage of storages()) {
       assert.equal((await fetch(server.url + path.replace('fay%40', 'gus%40'))).status, 400, 'the signature covers the address');
       assert.deepEqual(await (await fetch(server.url + path)).json(), { status: 'success', unsubscribed: true });
     });
+
+    test('link openings are limited per client address', async () => {
+      const forged = `${server.url}/email/v1/verify?tenantId=${server.tenant.tenantId}&userId=u&exp=1&sig=forged`;
+      const codes: string[] = [];
+      for (let i = 0; i < 40 && !codes.includes('rate-limited'); i++) codes.push(((await (await fetch(forged)).json()) as { code: string }).code);
+      assert.ok(codes.includes('invalid-link'));
+      assert.equal(codes.at(-1), 'rate-limited');
+    });
   });
 }
 
