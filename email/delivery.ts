@@ -151,14 +151,14 @@ export class EmailDelivery {
     const ownUnsubscribe = config?.footerUnsubscribeURL === undefined || config.footerUnsubscribeURL === '';
     const unsubscribeUrl = ownUnsubscribe ? this.#links.unsubscribeUrl(tenantId, doc.to) : config.footerUnsubscribeURL!;
     const data = { ...doc.data, domain: doc.domain, unsubscribeUrl };
-    let outcome = template === null ? undefined : await this.#renderer.render({ tenantId, ...renderInput(definition, template, data, doc.locale) });
+    let outcome = template === null ? undefined : await this.#renderer.render({ tenantId, ...renderInput(definition, template, data, doc.locale) }, false);
     if (outcome !== undefined && !outcome.ok) {
       const error = `${outcome.failure}: ${outcome.message}${outcome.line === null ? '' : ` (line ${outcome.line})`}`;
       log.warn('email-template-render-failed', { tenantId, templateId: template!._id, error });
       await this.#system.ask(EmailTemplatesKind, tenantId, 'recordRenderError', { id: template!._id, error });
       outcome = undefined;
     }
-    outcome ??= await this.#renderer.render({ tenantId, ...renderInput(definition, null, data, doc.locale) });
+    outcome ??= await this.#renderer.render({ tenantId, ...renderInput(definition, null, data, doc.locale) }, false);
     if (!outcome.ok) throw new ApiError('does-not-render', `The built-in ${doc.emailTemplateId} template failed: ${outcome.message}`);
     const headers: Record<string, string> = { ...extraHeaders(config?.emailHeaders), 'List-Unsubscribe': `<${unsubscribeUrl}>` };
     const from = config?.emailFromEmail ? (config.emailFromName ? `"${config.emailFromName.replace(/["\\\r\n]/g, '')}" <${config.emailFromEmail}>` : config.emailFromEmail) : this.options.mailFrom;

@@ -26,9 +26,9 @@ export interface RenderPoolOptions {
   readonly memoryMb: number;
   /** Time limit of one render (the specification's 500 ms). */
   readonly timeoutMs?: number;
-  /** Renders one tenant may have in flight at once. */
+  /** Renders one tenant may ask for at once through the API (create, update, preview). */
   readonly perTenant?: number;
-  /** Renders in flight in total before new ones are refused with `overloaded`. */
+  /** Renders (and messages being built) in flight in total before new ones are refused with `overloaded`. */
   readonly maxInFlight?: number;
 }
 
@@ -91,18 +91,19 @@ export class RenderPool {
     this.#maxInFlight = options.maxInFlight ?? 256;
   }
 
-  /** Renders; every failure of the template is an outcome, never a throw. */
-  async render(request: RenderRequest): Promise<RenderOutcome> {
-    if (this.#closed) throw new ApiError('shutting-down');
+  /**
+   * Renders; every failure of the template is an outcome, never a throw. `perTenant` false: a
+   * render of the sender, which bounds its own (EMAIL_TENANT_CONCURRENCY), not counted against
+   * the tenant's API renders.
+   */
+  async render(request: RenderRequest, perTenant = true): Promise<RenderOutcome> {
+    if (!perTenant) return this.#render(request);
     const { tenantId } = request;
     const mine = this.#byTenant.get(tenantId) ?? 0;
     if (mine >= this.#perTenant) throw new ApiError('rate-limited', `At most ${this.#perTenant} template renders of one tenant run at once; retry shortly.`);
-    if (this.#pending.size >= this.#maxInFlight) throw new ApiError('overloaded', 'Too many template renders are under way; retry shortly.');
     this.#byTenant.set(tenantId, mine + 1);
     try {
-      const job: RenderJob = { ejs: request.ejs, subject: request.subject, data: JSON.stringify(request.data), timeoutMs: this.#timeoutMs };
-      const answer = await this.#submit({ job });
-      return answer.outcome!;
+      return await this.#render(request);
     } finally {
       const left = (this.#byTenant.get(tenantId) ?? 1) - 1;
       if (left === 0) this.#byTenant.delete(tenantId);
@@ -110,16 +111,22 @@ export class RenderPool {
     }
   }
 
+  async #render(request: RenderRequest): Promise<RenderOutcome> {
+    const job: RenderJob = { ejs: request.ejs, subject: request.subject, data: JSON.stringify(request.data), timeoutMs: this.#timeoutMs };
+    const answer = await this.#submit({ job });
+    return answer.outcome!;
+  }
+
   /** The raw MIME message of an email, built in the render host. */
   async compose(mail: OutgoingEmail): Promise<Buffer> {
-    if (this.#closed) throw new ApiError('shutting-down');
-    if (this.#pending.size >= this.#maxInFlight) throw new ApiError('overloaded', 'Too many renders are under way; retry shortly.');
     const answer = await this.#submit({ mail });
     if (answer.raw === undefined) throw new Error(`Building the message failed: ${answer.error ?? 'no answer'}`);
     return Buffer.from(answer.raw);
   }
 
   #submit(task: Task): Promise<Answer> {
+    if (this.#closed) return Promise.reject(new ApiError('shutting-down'));
+    if (this.#pending.size >= this.#maxInFlight) return Promise.reject(new ApiError('overloaded', 'Too many template renders are under way; retry shortly.'));
     return new Promise<Answer>((settle, reject) => {
       const pending: Pending = { id: this.#nextId++, task, settle, reject };
       this.#pending.set(pending.id, pending);

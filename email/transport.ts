@@ -98,10 +98,14 @@ function smtpTransport(url: string): MailTransport {
 }
 
 function fileTransport(dir: string): MailTransport {
+  let made: Promise<unknown> | undefined;
   return {
     async send(envelope, raw) {
       try {
-        await mkdir(dir, { recursive: true });
+        await (made ??= mkdir(dir, { recursive: true }).catch((err: unknown) => {
+          made = undefined;
+          throw err;
+        }));
         const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${envelope.messageId.replace(/[^\w.-]+/g, '_')}.eml`;
         const path = join(dir, name);
         await writeFile(path, raw);

@@ -53,7 +53,7 @@ export const SETTINGS = {
   mailFrom: setting('MAIL_FROM', '--mail-from', 'Comments <noreply@localhost>', str, 'Sender of emails, unless the domain configuration names one.'),
   emailRetryMs: setting('EMAIL_RETRY_MS', '--email-retry-ms', 60_000, int, 'Delay before the first retry of a failed email; doubles per attempt, at most an hour.'),
   emailMaxAttempts: setting('EMAIL_MAX_ATTEMPTS', '--email-max-attempts', 10, int, 'Attempts before an email that keeps failing temporarily is given up.'),
-  emailTenantConcurrency: setting('EMAIL_TENANT_CONCURRENCY', '--email-tenant-concurrency', 2, int, 'Emails of one tenant being sent at once.'),
+  emailTenantConcurrency: setting('EMAIL_TENANT_CONCURRENCY', '--email-tenant-concurrency', 4, int, 'Emails of one tenant being sent at once.'),
   emailTenantQueueLimit: setting('EMAIL_TENANT_QUEUE_LIMIT', '--email-tenant-queue-limit', 10_000, int, 'Emails of one tenant waiting to be sent before more are refused.'),
   templateWorkers: setting('TEMPLATE_WORKERS', '--template-workers', 2, int, 'Worker threads rendering email templates.'),
   templateMemoryMb: setting('TEMPLATE_MEMORY_MB', '--template-memory-mb', 64, int, 'Heap limit of each template worker, MB.'),
