@@ -161,10 +161,10 @@ export class EmailTemplatesActor extends Actor<EmailTemplatesProtocol> {
   async #checked(base: TemplateBase, input: EmailTemplateInput): Promise<EmailTemplateDoc> {
     const emailTemplateId = input.emailTemplateId ?? base.emailTemplateId!;
     const definition = requireDefinition(emailTemplateId);
-    const domain =
-      input.domain === undefined && base.domain !== undefined
-        ? base.domain
-        : checkTemplateDomain(input.domain, await this.system.ask(TenantKind, this.id, 'listDomainConfigs', null));
+    let domain: string | null;
+    if (input.domain === undefined) domain = base.domain ?? null;
+    else if (input.domain === null || input.domain.trim() === WILDCARD) domain = checkTemplateDomain(input.domain, []);
+    else domain = checkTemplateDomain(input.domain, await this.system.ask(TenantKind, this.id, 'listDomainConfigs', null));
     const slot = slotOf(emailTemplateId, domain);
     const holder = this.#bySlot.get(slot);
     if (holder !== undefined && holder._id !== base._id) {
