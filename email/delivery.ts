@@ -1,14 +1,15 @@
 /**
- * The background sender. An outbox actor hands it the emails that are due; it renders each
- * (once: a retry sends what the first attempt rendered), sends it, and tells the outbox how the
+ * The background sender. An outbox actor hands it the emails that are due; it has each rendered
+ * and built (in the render host, one round trip), sends it, and tells the outbox how the
  * attempt ended. It keeps no email of its own: the outbox is the durable record, and an email
  * whose delivery was never confirmed there is sent again after a restart (at-least-once, with
- * the same Message-ID).
+ * the same Message-ID). Each attempt renders afresh: a retry after a template was fixed sends
+ * the fixed one.
  *
  * Bounds: sends in flight per tenant (the outbox starts no more than `perTenant`) and in total
  * (`maxConcurrent`; the rest wait here, at most `perTenant` per tenant).
  */
-import { EmailOutboxKind, EmailTemplatesKind, type AttemptResult, type OutboxDoc, type RenderedEmail } from '../actors/email/protocol.js';
+import { EmailOutboxKind, EmailTemplatesKind, type AttemptResult, type OutboxDoc } from '../actors/email/protocol.js';
 import { domainConfigFor, renderInput, requireDefinition } from '../actors/email/template-model.js';
 import type { DomainConfigDoc } from '../actors/tenant/domain-configs.js';
 import { TenantKind } from '../actors/tenant/tenant-actor.js';
@@ -107,24 +108,24 @@ export class EmailDelivery {
   }
 
   async #attempt(doc: OutboxDoc): Promise<AttemptResult> {
-    let rendered: RenderedEmail | null = doc.rendered;
+    let built: { raw: Buffer; subject: string; from: string };
     try {
-      rendered ??= await this.#render(doc);
+      built = await this.#build(doc);
     } catch (err) {
-      // The renderer or an actor was unavailable: worth another attempt.
-      return { ok: false, permanent: err instanceof ApiError && err.code === 'does-not-render', error: `Rendering failed: ${(err as Error).message}`, rendered: null };
+      // A template that cannot render will not render later either; anything else may pass.
+      const permanent = err instanceof ApiError && err.code === 'does-not-render';
+      return { ok: false, permanent, error: `Rendering failed: ${(err as Error).message}` };
     }
     await this.#slot();
     try {
-      if (this.#closed) return { ok: false, permanent: false, error: 'The server stopped before sending.', rendered };
-      const mail = { ...rendered, to: doc.to, messageId: doc.messageId };
-      await this.#transport.send(mail, await this.#renderer.compose(mail));
+      if (this.#closed) return { ok: false, permanent: false, error: 'The server stopped before sending.' };
+      await this.#transport.send({ from: built.from, to: doc.to, messageId: doc.messageId, subject: built.subject }, built.raw);
       log.debug('email-sent', { tenantId: doc.tenantId, id: doc._id, to: doc.to });
-      return { ok: true, rendered };
+      return { ok: true };
     } catch (err) {
       const permanent = err instanceof SendError && err.permanent;
       log.warn('email-send-failed', { tenantId: doc.tenantId, id: doc._id, attempt: doc.attempts + 1, permanent, error: (err as Error).message });
-      return { ok: false, permanent, error: (err as Error).message, rendered };
+      return { ok: false, permanent, error: (err as Error).message };
     } finally {
       this.#sending--;
       this.#waiting.shift()?.();
@@ -138,30 +139,33 @@ export class EmailDelivery {
   }
 
   /**
-   * Renders an email: the tenant's template for the domain (else the wildcard's, else the
-   * built-in one), with its domain settings. A tenant template that fails is recorded as a
-   * render error of that template, and the built-in one is sent instead.
+   * Renders and builds an email: the tenant's template for the domain (else the wildcard's,
+   * else the built-in one), with its domain settings. A tenant template that fails is recorded
+   * as a render error of that template, and the built-in one is sent instead.
    */
-  async #render(doc: OutboxDoc): Promise<RenderedEmail> {
+  async #build(doc: OutboxDoc): Promise<{ raw: Buffer; subject: string; from: string }> {
     const { tenantId } = doc;
     const definition = requireDefinition(doc.emailTemplateId);
     const configs = await this.#system.ask(TenantKind, tenantId, 'listDomainConfigs', null);
     const config: DomainConfigDoc | undefined = domainConfigFor(configs, doc.domain);
     const template = await this.#system.ask(EmailTemplatesKind, tenantId, 'select', { emailTemplateId: doc.emailTemplateId, domain: config?.domain ?? doc.domain });
-    const ownUnsubscribe = config?.footerUnsubscribeURL === undefined || config.footerUnsubscribeURL === '';
-    const unsubscribeUrl = ownUnsubscribe ? this.#links.unsubscribeUrl(tenantId, doc.to) : config.footerUnsubscribeURL!;
+    const footer = config?.footerUnsubscribeURL;
+    const unsubscribeUrl = footer === undefined || footer === '' ? this.#links.unsubscribeUrl(tenantId, doc.to) : footer;
     const data = { ...doc.data, domain: doc.domain, unsubscribeUrl };
-    let outcome = template === null ? undefined : await this.#renderer.render({ tenantId, ...renderInput(definition, template, data, doc.locale) }, false);
-    if (outcome !== undefined && !outcome.ok) {
-      const error = `${outcome.failure}: ${outcome.message}${outcome.line === null ? '' : ` (line ${outcome.line})`}`;
-      log.warn('email-template-render-failed', { tenantId, templateId: template!._id, error });
-      await this.#system.ask(EmailTemplatesKind, tenantId, 'recordRenderError', { id: template!._id, error });
-      outcome = undefined;
-    }
-    outcome ??= await this.#renderer.render({ tenantId, ...renderInput(definition, null, data, doc.locale) }, false);
-    if (!outcome.ok) throw new ApiError('does-not-render', `The built-in ${doc.emailTemplateId} template failed: ${outcome.message}`);
     const headers: Record<string, string> = { ...extraHeaders(config?.emailHeaders), 'List-Unsubscribe': `<${unsubscribeUrl}>` };
     const from = config?.emailFromEmail ? (config.emailFromName ? `"${config.emailFromName.replace(/["\\\r\n]/g, '')}" <${config.emailFromEmail}>` : config.emailFromEmail) : this.options.mailFrom;
-    return { from, subject: outcome.subject, html: outcome.html, headers };
+    const builtIn = { tenantId, ...renderInput(definition, null, data, doc.locale) };
+    const job = { from, to: doc.to, messageId: doc.messageId, headers, builtIn };
+    let built = await this.#renderer.buildEmail({ ...job, custom: template === null ? null : { tenantId, ...renderInput(definition, template, data, doc.locale) } });
+    if (built.customFailure !== null && template !== null) {
+      const failure = built.customFailure;
+      const error = `${failure.failure}: ${failure.message}${failure.line === null ? '' : ` (line ${failure.line})`}`;
+      log.warn('email-template-render-failed', { tenantId, templateId: template._id, error });
+      await this.#system.ask(EmailTemplatesKind, tenantId, 'recordRenderError', { id: template._id, error });
+      // A template that ended the render host comes back with nothing built: the built-in alone.
+      if (built.raw === null && built.builtInFailure === null) built = await this.#renderer.buildEmail({ ...job, custom: null });
+    }
+    if (built.raw === null) throw new ApiError('does-not-render', `The built-in ${doc.emailTemplateId} template failed: ${built.builtInFailure?.message ?? 'no answer'}`);
+    return { raw: Buffer.from(built.raw), subject: built.subject, from };
   }
 }

@@ -5,14 +5,15 @@
  * once) makes V8 abort the whole process, which would take the server with it. Here it takes
  * only this process; the server starts another (render-pool.ts).
  *
- * It also builds the raw MIME messages of emails (compose-worker.ts), off the server's thread.
+ * It also renders and builds the emails the server sends (the raw MIME message, in
+ * compose-worker.ts), so that an email costs the server one round trip.
  *
- * Protocol (IPC): the server sends `{id, job}` (a render) or `{id, mail}` (a message to build);
- * this process answers `{id, outcome}`, `{id, raw}` or `{id, error}`.
+ * Protocol (IPC, host-protocol.ts): the server sends `{id, job}` (a render) or `{id, build}` (an
+ * email); this process answers `{id, outcome}`, `{id, built}` or `{id, error}`.
  */
 import { Piscina } from 'piscina';
 import { RENDER_FAILURES, type RenderJob, type RenderOutcome } from './sandbox.js';
-import type { OutgoingEmail } from './transport.js';
+import type { BuiltEmail, EmailBuildJob, HostAnswer, HostTask } from './host-protocol.js';
 
 interface HostOptions {
   readonly threads: number;
@@ -53,15 +54,25 @@ async function run(job: RenderJob): Promise<RenderOutcome> {
   }
 }
 
-process.on('message', (message: { id: number; job?: RenderJob; mail?: OutgoingEmail }) => {
-  if (message.job !== undefined) {
-    void run(message.job).then((outcome) => process.send?.({ id: message.id, outcome }));
-    return;
-  }
-  (pool.run(message.mail, { filename: COMPOSE_WORKER }) as Promise<Uint8Array>).then(
-    (raw) => process.send?.({ id: message.id, raw: Buffer.from(raw) }),
-    (err: unknown) => process.send?.({ id: message.id, error: String((err as Error)?.message ?? err) }),
-  );
+/** Renders the tenant's template, else the built-in one, and builds the message. */
+async function build(job: EmailBuildJob): Promise<BuiltEmail> {
+  const custom = job.custom === null ? null : await run(job.custom);
+  const customFailure = custom !== null && !custom.ok ? custom : null;
+  const outcome = custom !== null && custom.ok ? custom : await run(job.builtIn);
+  if (!outcome.ok) return { raw: null, subject: '', customFailure, builtInFailure: outcome };
+  const mail = { from: job.from, to: job.to, messageId: job.messageId, headers: job.headers, subject: outcome.subject, html: outcome.html };
+  const raw = (await pool.run(mail, { filename: COMPOSE_WORKER })) as Uint8Array;
+  return { raw, subject: outcome.subject, customFailure, builtInFailure: null };
+}
+
+function answer(message: HostAnswer): void {
+  process.send?.(message);
+}
+
+process.on('message', (message: { id: number } & HostTask) => {
+  const { id } = message;
+  const done = 'job' in message ? run(message.job).then((outcome) => answer({ id, outcome })) : build(message.build).then((built) => answer({ id, built }));
+  done.catch((err: unknown) => answer({ id, error: String((err as Error)?.message ?? err) }));
 });
 // The server went away: nothing left to render for.
 process.on('disconnect', () => process.exit(0));

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { ApiError } from '../engine/errors.js';
 import { log } from '../engine/log.js';
 import { RENDER_FAILURES, type RenderJob, type RenderOutcome } from './sandbox.js';
-import type { OutgoingEmail } from './transport.js';
+import type { BuiltEmail, EmailBuildJob, HostAnswer, HostTask } from './host-protocol.js';
 
 export interface RenderPoolOptions {
   /** Worker threads of the render host (at most). */
@@ -52,21 +52,10 @@ export function renderRefusal(outcome: Extract<RenderOutcome, { ok: false }>): A
   return new ApiError('does-not-render', `The template does not render${where}: ${outcome.message}`, { secondaryCode: outcome.failure });
 }
 
-/** A task for the render host: a render, or the raw message of an email to build. */
-type Task = { readonly job: RenderJob } | { readonly mail: OutgoingEmail };
-
-/** What the render host answers. */
-interface Answer {
-  readonly id: number;
-  readonly outcome?: RenderOutcome;
-  readonly raw?: Uint8Array;
-  readonly error?: string;
-}
-
 interface Pending {
   readonly id: number;
-  readonly task: Task;
-  readonly settle: (answer: Answer) => void;
+  readonly task: HostTask;
+  readonly settle: (answer: HostAnswer) => void;
   readonly reject: (err: unknown) => void;
 }
 
@@ -112,22 +101,31 @@ export class RenderPool {
   }
 
   async #render(request: RenderRequest): Promise<RenderOutcome> {
-    const job: RenderJob = { ejs: request.ejs, subject: request.subject, data: JSON.stringify(request.data), timeoutMs: this.#timeoutMs };
-    const answer = await this.#submit({ job });
-    return answer.outcome!;
+    const answer = await this.#submit({ job: this.#job(request) });
+    if (answer.outcome === undefined) throw new Error(`The render host could not render: ${answer.error ?? 'no answer'}`);
+    return answer.outcome;
   }
 
-  /** The raw MIME message of an email, built in the render host. */
-  async compose(mail: OutgoingEmail): Promise<Buffer> {
-    const answer = await this.#submit({ mail });
-    if (answer.raw === undefined) throw new Error(`Building the message failed: ${answer.error ?? 'no answer'}`);
-    return Buffer.from(answer.raw);
+  /**
+   * Renders an email (the tenant's template, else the built-in one) and builds its raw message,
+   * in one round trip to the render host. A tenant template that ended the render host twice
+   * comes back as its failure, with nothing built.
+   */
+  async buildEmail(job: Omit<EmailBuildJob, 'custom' | 'builtIn'> & { custom: RenderRequest | null; builtIn: RenderRequest }): Promise<BuiltEmail> {
+    const answer = await this.#submit({ build: { ...job, custom: job.custom === null ? null : this.#job(job.custom), builtIn: this.#job(job.builtIn) } });
+    if (answer.built !== undefined) return answer.built;
+    if (answer.outcome !== undefined && !answer.outcome.ok) return { raw: null, subject: '', customFailure: answer.outcome, builtInFailure: null };
+    throw new Error(`The render host could not build the email: ${answer.error ?? 'no answer'}`);
   }
 
-  #submit(task: Task): Promise<Answer> {
+  #job(request: RenderRequest): RenderJob {
+    return { ejs: request.ejs, subject: request.subject, data: JSON.stringify(request.data), timeoutMs: this.#timeoutMs };
+  }
+
+  #submit(task: HostTask): Promise<HostAnswer> {
     if (this.#closed) return Promise.reject(new ApiError('shutting-down'));
     if (this.#pending.size >= this.#maxInFlight) return Promise.reject(new ApiError('overloaded', 'Too many template renders are under way; retry shortly.'));
-    return new Promise<Answer>((settle, reject) => {
+    return new Promise<HostAnswer>((settle, reject) => {
       const pending: Pending = { id: this.#nextId++, task, settle, reject };
       this.#pending.set(pending.id, pending);
       this.#send(pending);
@@ -185,7 +183,7 @@ export class RenderPool {
     host.stderr!.on('data', (d: Buffer) => {
       if (stderr.length < 4096) stderr += d.toString();
     });
-    host.on('message', (message: Answer) => {
+    host.on('message', (message: HostAnswer) => {
       const pending = this.#pending.get(message.id);
       if (pending === undefined) return;
       this.#pending.delete(message.id);

@@ -119,7 +119,6 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
         attempts: 0,
         nextAttemptAt: now,
         lastError: null,
-        rendered: null,
       };
       this.insert(C.outbox, doc);
       this.#queued.set(id, doc);
@@ -142,11 +141,11 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
         this.remove(C.outbox, id);
       } else if (result.permanent || attempts >= this.#delivery.options.maxAttempts) {
         this.#forget(doc);
-        this.put(C.outbox, { ...doc, state: OUTBOX_STATES.failed, attempts, lastError: result.error, rendered: result.rendered ?? doc.rendered });
+        this.put(C.outbox, { ...doc, state: OUTBOX_STATES.failed, attempts, lastError: result.error });
         this.#failed.push(id);
         while (this.#failed.length > MAX_FAILED_PER_TENANT) this.remove(C.outbox, this.#failed.shift()!);
       } else {
-        const next: OutboxDoc = { ...doc, attempts, lastError: result.error, rendered: result.rendered ?? doc.rendered, nextAttemptAt: clock.now() + retryDelay(this.#delivery.options.retryMs, attempts) };
+        const next: OutboxDoc = { ...doc, attempts, lastError: result.error, nextAttemptAt: clock.now() + retryDelay(this.#delivery.options.retryMs, attempts) };
         // To the back: entries stay in the order they fall due.
         this.#queued.delete(id);
         this.#queued.set(id, next);

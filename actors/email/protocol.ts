@@ -96,14 +96,6 @@ export interface EmailRequest {
 export const OUTBOX_STATES = { queued: 'queued', failed: 'failed' } as const;
 export type OutboxState = (typeof OUTBOX_STATES)[keyof typeof OUTBOX_STATES];
 
-/** What an attempt rendered, kept so that a retry sends the same message. */
-export interface RenderedEmail {
-  readonly from: string;
-  readonly subject: string;
-  readonly html: string;
-  readonly headers: Record<string, string>;
-}
-
 /** An email in the outbox. Times are epoch ms. */
 export interface OutboxDoc extends Doc {
   tenantId: string;
@@ -121,13 +113,10 @@ export interface OutboxDoc extends Doc {
   attempts: number;
   nextAttemptAt: number;
   lastError: string | null;
-  rendered: RenderedEmail | null;
 }
 
 /** How one delivery attempt ended. */
-export type AttemptResult =
-  | { readonly ok: true; readonly rendered: RenderedEmail }
-  | { readonly ok: false; readonly permanent: boolean; readonly error: string; readonly rendered: RenderedEmail | null };
+export type AttemptResult = { readonly ok: true } | { readonly ok: false; readonly permanent: boolean; readonly error: string };
 
 /** Every message of a tenant's outbox actor. */
 export type EmailOutboxProtocol = {

@@ -160,6 +160,25 @@ for (const storage of storages()) {
       assert.deepEqual(await (await fetch(server.url + path)).json(), { status: 'success', unsubscribed: true });
     });
 
+    test('a tenant template that ends the render host while sending: memory-limit recorded, the built-in template sent', async () => {
+      assert.equal((await server.api('POST', '/api/v1/domain-configs', { body: { domain: 'news.example.com' } })).status, 200);
+      const template = await server.api<{ emailTemplate: { _id: string } }>('POST', '/api/v1/email-templates', {
+        body: {
+          emailTemplateId: 'commenter-verify-post',
+          displayName: 'Greedy without a title',
+          domain: 'news.example.com',
+          ejs: "<% if (!comment.pageTitle) { %><%= 'x'.repeat(1e8).split('').length %><% } %>fine",
+        },
+      });
+      assert.equal(template.status, 200, JSON.stringify(template.body));
+      await comment('ida@example.org', 'post-8', 'news.example.com');
+      const got = await sink.waitFor(to('ida@example.org'));
+      assert.match(String(got.mail.html), /Confirm my comment/);
+      const errors = await server.api<{ renderErrors: { error: string }[] }>('GET', `/api/v1/email-templates/${template.body.emailTemplate._id}/render-errors`);
+      assert.deepEqual(errors.body.renderErrors.map((e) => e.error.split(':')[0]), ['memory-limit']);
+      assert.equal((await server.api('GET', '/healthz', { auth: 'none' })).status, 200);
+    });
+
     test('link openings are limited per client address', async () => {
       const forged = `${server.url}/email/v1/verify?tenantId=${server.tenant.tenantId}&userId=u&exp=1&sig=forged`;
       const codes: string[] = [];
