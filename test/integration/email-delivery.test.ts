@@ -211,3 +211,30 @@ describe('email without SMTP_URL', () => {
     }
   });
 });
+
+describe('a full outbox', () => {
+  test('refuses sendEmails=true with 429 email-queue-full before the comment is created', async () => {
+    const sink = await SmtpSink.start();
+    const server = await startTestServer('lmdb', { smtpUrl: sink.url, emailTenantQueueLimit: 1 });
+    try {
+      sink.hold();
+      const post = (name: string) =>
+        server.api<{ code?: string }>('POST', '/api/v1/comments', {
+          query: { sendEmails: true },
+          body: { commenterName: name, commenterEmail: `${name}@example.org`, comment: `From ${name}`, url: 'https://example.com/q', urlId: 'q', locale: 'en_us' },
+        });
+      assert.equal((await post('jo')).status, 200);
+      await sink.waitFor((r) => r.rcptTo.includes('jo@example.org'));
+      const refused = await post('kai');
+      assert.equal(refused.status, 429);
+      assert.equal(refused.body.code, 'email-queue-full');
+      const page = await server.api<{ comments: { commenterName: string }[] }>('GET', '/api/v1/comments', { query: { urlId: 'q' } });
+      assert.deepEqual(page.body.comments.map((c) => c.commenterName), ['jo'], 'nothing was created');
+      sink.release();
+      await eventually(async () => (await post('kai')).status === 200, 30_000);
+    } finally {
+      await server.destroy();
+      await sink.close();
+    }
+  });
+});
