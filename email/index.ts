@@ -23,15 +23,18 @@ export interface EmailServices {
   readonly renderer: RenderPool;
   readonly links: EmailLinks;
   readonly delivery: EmailDelivery;
-  /** Sets the public URL once the port is known (when PUBLIC_URL is not set), and starts sending. */
-  start(port: number): void;
+  /**
+   * Starts sending, once the server listens: the public URL is then known (when PUBLIC_URL is
+   * not set), and the links' key is derived from the server's stored secret.
+   */
+  start(port: number, serverSecret: string): void;
   close(): Promise<void>;
 }
 
 /** Creates the email services and registers the email actors with the system. */
-export function createEmail(system: ActorSystem, config: Config, serverSecret: string): EmailServices {
+export function createEmail(system: ActorSystem, config: Config): EmailServices {
   const renderer = new RenderPool({ threads: config.templateWorkers, memoryMb: config.templateMemoryMb });
-  const links = new EmailLinks(serverSecret, config.publicUrl ?? `http://localhost:${config.port}`);
+  const links = new EmailLinks(config.publicUrl ?? `http://localhost:${config.port}`);
   const transport = createMailTransport(config.smtpUrl, config.dataDir);
   const delivery = new EmailDelivery(system, renderer, transport, links, {
     mailFrom: config.mailFrom,
@@ -50,7 +53,8 @@ export function createEmail(system: ActorSystem, config: Config, serverSecret: s
     renderer,
     links,
     delivery,
-    start(port) {
+    start(port, serverSecret) {
+      links.setSecret(serverSecret);
       if (config.publicUrl === undefined) links.baseUrl = `http://localhost:${port}`;
       void wake();
       sweep = setInterval(() => void wake(), SWEEP_EVERY_MS);

@@ -14,12 +14,16 @@ export const VERIFY_LINK_MS = 30 * 24 * 3600 * 1000;
 export const LINK_PATHS = { verify: '/email/v1/verify', unsubscribe: '/email/v1/unsubscribe' } as const;
 
 export class EmailLinks {
-  readonly #key: Buffer;
+  #key: Buffer | undefined;
   #baseUrl: string;
 
-  constructor(serverSecret: string, baseUrl: string) {
-    this.#key = createHmac('sha256', serverSecret).update('email-links').digest();
+  constructor(baseUrl: string) {
     this.#baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** Derives the links' key from the server's stored secret (the same on every node). */
+  setSecret(serverSecret: string): void {
+    this.#key = createHmac('sha256', serverSecret).update('email-links').digest();
   }
 
   /** The server's public base URL (known once it listens, when PUBLIC_URL is not set). */
@@ -63,6 +67,7 @@ export class EmailLinks {
   }
 
   #sign(parts: readonly string[]): string {
+    if (this.#key === undefined) throw new Error('email links are used before the server started');
     return createHmac('sha256', this.#key).update(parts.join('\n')).digest('base64url');
   }
 

@@ -44,7 +44,13 @@ export const SETTINGS = {
   maxActiveActors: setting('MAX_ACTIVE_ACTORS', '--max-active-actors', 50_000, int, 'Actors kept in memory before the least recently used idle ones are passivated.'),
   actorIdleMs: setting('ACTOR_IDLE_MS', '--actor-idle-ms', 300_000, int, 'An actor idle this long is passivated.'),
   mailboxLimit: setting('MAILBOX_LIMIT', '--mailbox-limit', 20_000, int, 'Messages queued for one actor before new ones get 503 `overloaded`.'),
-  trustProxy: setting('TRUST_PROXY', '--trust-proxy', false, bool, 'Take the client address from X-Forwarded-For (behind a reverse proxy only).'),
+  trustProxy: setting('TRUST_PROXY', '--trust-proxy', false, bool, 'Take the client address from the last X-Forwarded-For entry (or Forwarded: for=), and the scheme from X-Forwarded-Proto (or Forwarded: proto=): behind one reverse proxy only.'),
+  publicReadRate: setting('PUBLIC_READ_RATE', '--public-read-rate', 20, int, 'Requests per second one client (address, or IPv6 /64) may make to public routes and /sub, sustained.'),
+  publicReadBurst: setting('PUBLIC_READ_BURST', '--public-read-burst', 100, int, 'Requests one client may make to public routes at once, before PUBLIC_READ_RATE applies.'),
+  publicWriteRate: setting('PUBLIC_WRITE_RATE', '--public-write-rate', 2, int, 'Likes and reactions per second one client may add or remove, sustained.'),
+  publicWriteBurst: setting('PUBLIC_WRITE_BURST', '--public-write-burst', 30, int, 'Likes and reactions one client may add or remove at once.'),
+  anonSessionsPerHour: setting('ANON_SESSIONS_PER_HOUR', '--anon-sessions-per-hour', 120, int, 'New anonymous session cookies one client may be issued per hour (a quarter of it at once).'),
+  anonPagesPerHour: setting('ANON_PAGES_PER_HOUR', '--anon-pages-per-hour', 1000, int, 'Pages public routes (likes, reactions) may create per tenant per hour; the API is not limited.'),
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '--shutdown-grace-ms', 15_000, int, 'On SIGTERM, how long to wait for mailboxes to drain before closing storage.'),
   demoTenant: setting('DEMO_TENANT', '--demo-tenant', true, bool, 'Create a demo tenant and API key on first start with an empty database.'),
   allowUwsFallback: setting('ALLOW_UWS_FALLBACK', '--allow-uws-fallback', false, bool, 'Start even if uWebSockets.js fell back to its slow pure-JS implementation.'),
@@ -58,6 +64,11 @@ export const SETTINGS = {
   templateWorkers: setting('TEMPLATE_WORKERS', '--template-workers', 2, int, 'Worker threads rendering email templates.'),
   templateMemoryMb: setting('TEMPLATE_MEMORY_MB', '--template-memory-mb', 64, int, 'Heap limit of each template worker, MB.'),
   logLevel: setting('LOG_LEVEL', '--log-level', 'info', str, 'One of debug, info, warn, error.'),
+  natsUrl: setting<string | undefined>('NATS_URL', '--nats-url', undefined, optionalStr, 'Cluster mode: the NATS server(s) the nodes meet on (needs MONGODB_URI).'),
+  clusterName: setting('CLUSTER_NAME', '--cluster-name', 'comments', str, 'Cluster mode: prefix of the NATS subjects and key-value buckets of this cluster.'),
+  nodeId: setting<string | undefined>('NODE_ID', '--node-id', undefined, optionalStr, 'Cluster mode: this node\'s id (default: host name, process id and a random suffix).'),
+  clusterShards: setting('CLUSTER_SHARDS', '--cluster-shards', 256, int, 'Cluster mode: shards actor keys hash to; every node of a cluster must agree.'),
+  clusterLeaseMs: setting('CLUSTER_LEASE_MS', '--cluster-lease-ms', 10_000, int, 'Cluster mode: how long a shard lease lasts unless renewed (renewed every third of it).'),
 } as const;
 
 type Settings = typeof SETTINGS;

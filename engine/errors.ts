@@ -26,6 +26,12 @@ export const ERRORS = {
   'missing-param': { status: 400, message: 'A required field is missing.' },
   'invalid-param': { status: 400, message: 'A field has the wrong type or value.' },
   'invalid-path-encoding': { status: 400, message: 'A path segment is not valid percent-encoding.' },
+  'bad-request': { status: 400, message: 'The request is malformed HTTP.' },
+  'uri-too-long': { status: 414, message: 'The request URL is longer than the server accepts.' },
+  'headers-too-large': { status: 431, message: 'The request headers are larger than the server accepts.' },
+  'invalid-unicode': { status: 400, message: 'The request holds text that is not well-formed Unicode.' },
+  'field-too-large': { status: 400, message: 'A field is larger than the server accepts.' },
+  'invalid-url': { status: 400, message: 'A link must be an absolute http(s) URL (images may also be a path starting with /).' },
   // Credits
   'credits-exhausted': { status: 402, message: "The tenant's package allowance of API credits for this month is spent." },
   // Domain configurations
@@ -62,6 +68,7 @@ export const ERRORS = {
   'invalid-sso': { status: 401, message: 'The single sign-on payload is not valid.' },
   'sso-required': { status: 403, message: 'This page requires single sign-on.' },
   'page-forbidden': { status: 403, message: 'This user may not view this page.' },
+  'too-many-reaction-ids': { status: 409, message: 'The page already has as many different reactions as it may have.' },
   'include-private-forbidden': { status: 422, message: 'includeUserInfo=include-private is only available with an API key.' },
   // Polls
   'polls-disabled': { status: 403, message: 'Polls are disabled in the site settings.' },
@@ -90,6 +97,7 @@ export const ERRORS = {
   'timeout': { status: 503, message: 'The request timed out; its outcome is unknown.' },
   'overloaded': { status: 503, message: 'The server is overloaded; nothing was changed. Retry later.' },
   'shutting-down': { status: 503, message: 'The server is shutting down; nothing was changed.' },
+  'cluster-unavailable': { status: 503, message: 'The cluster cannot reach the node that holds this data; nothing was changed. Retry later.' },
   'internal-error': { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -2,10 +2,12 @@
  * Anonymous readers of widget endpoints are told apart by a session cookie the server issues:
  * `fc_anon`, a random 128-bit id, HttpOnly, for a year. Widgets call from other sites, so the
  * cookie must be `SameSite=None`, which browsers accept only with `Secure`: when the request
- * came over https (behind a reverse proxy with `TRUST_PROXY` that sets `X-Forwarded-Proto`)
+ * came over https (behind a reverse proxy with `TRUST_PROXY` that sets `X-Forwarded-Proto` or
+ * the standard `Forwarded: proto=https`, in any case)
  * the cookie is `SameSite=None; Secure`, otherwise (plain http, development) `SameSite=Lax`.
  */
 import { randomBytes } from 'node:crypto';
+import { forwardedProto, limitKey } from './client-address.js';
 import type { RouteRequest } from './route.js';
 
 /** Name of the anonymous session cookie. */
@@ -26,8 +28,10 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 export function anonSession(req: RouteRequest<unknown, unknown>): string {
   const current = cookieValue(req.headers['cookie'], ANON_COOKIE);
   if (current !== undefined && ID.test(current)) return current;
+  // A request without the cookie is a new reader: bounded per client, or one client is a crowd.
+  req.app.limits.sessions.spend(limitKey(req.ip), 'new anonymous sessions');
   const id = randomBytes(16).toString('base64url');
-  const https = req.app.config.trustProxy && req.headers['x-forwarded-proto']?.split(',')[0]?.trim() === 'https';
+  const https = req.app.config.trustProxy && forwardedProto(req.headers) === 'https';
   const attributes = https ? 'SameSite=None; Secure' : 'SameSite=Lax';
   req.setHeader('set-cookie', `${ANON_COOKIE}=${id}; Path=/; Max-Age=${MAX_AGE_S}; HttpOnly; ${attributes}`);
   return id;

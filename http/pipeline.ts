@@ -1,12 +1,14 @@
 import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
+import { isUtf8 } from 'node:buffer';
 import { authenticate, type AuthInfo } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
 import { parseQuery, type Query } from './query.js';
+import { limitKey } from './client-address.js';
+import { assertStorable } from './input-guard.js';
 import { errorReply, successReply } from './respond.js';
 import { type AnyRoute, type Method, type RouteRequest, type Schema } from './route.js';
 import { Router } from './router.js';
-import { assertStorableNames } from './storable-names.js';
 import type { AppServices } from './services.js';
 import type { IncomingRequest, RequestHandler, Responder } from './uws.js';
 import { compile, type Check } from './validation.js';
@@ -58,20 +60,32 @@ function parseBody(req: IncomingRequest, route: CompiledRoute): unknown {
   }
   const type = req.headers['content-type'];
   if (type !== undefined && type !== '' && !JSON_TYPE.test(type)) throw new ApiError('unsupported-media-type');
+  // Decoding would silently replace invalid bytes, storing other text than was sent.
+  if (!isUtf8(raw)) throw new ApiError('invalid-unicode', 'The request body is not valid UTF-8.');
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch (err) {
     throw new ApiError('invalid-json', `The request body is not valid JSON: ${(err as Error).message}`);
   }
+  assertStorable(body);
   route.checkBody(body);
-  assertStorableNames(body);
   return body;
+}
+
+/**
+ * CORS for widget routes: the caller's origin, with credentials (the anonymous session cookie).
+ * Never for `Origin: null` (sandboxed frames, `file:` and `data:` pages, some redirects): any
+ * page can make its requests carry it, so allowing it with credentials would allow everyone.
+ */
+function bodyTenant(body: unknown): string | undefined {
+  const named = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['tenantId'] : undefined;
+  return typeof named === 'string' && named !== '' ? named : undefined;
 }
 
 function corsHeaders(req: IncomingRequest): Headers {
   const origin = req.headers['origin'];
-  if (!origin) return [];
+  if (!origin || origin === 'null') return [];
   return [
     ['access-control-allow-origin', origin],
     ['access-control-allow-credentials', 'true'],
@@ -150,10 +164,17 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     let charge: CallCharge | undefined;
     inFlight++;
     try {
+      if (spec.access === 'public') {
+        const client = limitKey(req.ip);
+        app.limits.requests.spend(client, 'requests');
+        if (spec.method !== 'GET') app.limits.writes.spend(client, 'likes and reactions');
+      }
       const known = route.queries?.get(req.query);
       const query = known ?? parseQuery(req.query);
+      // Read first only where the body may name the tenant: otherwise the credential is checked before any body is parsed.
+      const early = spec.tenantInBody ? parseBody(req, route) : undefined;
       if (spec.access === 'tenant') {
-        const authenticated = authenticate(req, query, app);
+        const authenticated = authenticate(req, query, app, bodyTenant(early));
         auth = authenticated instanceof Promise ? await authenticated : authenticated;
       }
       route.checkParams?.(params);
@@ -161,7 +182,7 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
         route.checkQuery(query);
         if (route.queries !== undefined) remember(route.queries, req.query, query);
       }
-      const body = parseBody(req, route);
+      const body = spec.tenantInBody ? early : parseBody(req, route);
       const request = new CallRequest(req, params, query, body, auth, app, headers);
       if (auth !== undefined) charge = beginCharge(app, auth.tenantId, spec, request);
       const handled = spec.handle(request);

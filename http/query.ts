@@ -18,8 +18,8 @@ export function parseQuery(raw: string): Query {
   for (const pair of raw.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const name = decode(eq < 0 ? pair : pair.slice(0, eq));
-    const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
+    const name = decode(eq < 0 ? pair : pair.slice(0, eq), undefined);
+    const value = eq < 0 ? '' : decode(pair.slice(eq + 1), name);
     if (!Object.hasOwn(out, name)) {
       set(out, name, value);
       continue;
@@ -36,12 +36,18 @@ function set(query: Query, name: string, value: string | string[]): void {
   else query[name] = value;
 }
 
-function decode(part: string): string {
+/**
+ * Percent-decodes a name, or the value of the parameter `name`. A refusal names the parameter
+ * but never repeats what was sent: the value may be a credential (`API_KEY`, `sso`). Decoding
+ * cannot produce a lone surrogate: percent-encoded bytes that are not UTF-8 are refused.
+ */
+function decode(part: string, name: string | undefined): string {
   const spaced = part.includes('+') ? part.replaceAll('+', ' ') : part;
   if (!spaced.includes('%')) return spaced;
   try {
     return decodeURIComponent(spaced);
   } catch {
-    throw new ApiError('invalid-param', `The query part "${part}" is not valid percent-encoding.`);
+    const what = name === undefined ? 'A query parameter name' : `The value of the query parameter ${JSON.stringify(name)}`;
+    throw new ApiError('invalid-param', `${what} is not valid percent-encoded UTF-8.`);
   }
 }

@@ -18,5 +18,7 @@ export function errorReply(err: unknown, headers?: Headers): Reply {
   const error = err instanceof ApiError ? err : toApiError(err);
   if (!(err instanceof ApiError)) log.error('unhandled-error', { err });
   const body = JSON.stringify({ status: 'failed', code: error.code, reason: error.message, ...error.extra });
+  const retryAfter = error.extra?.['retryAfter'];
+  if (typeof retryAfter === 'number') headers = [...(headers ?? []), ['retry-after', String(retryAfter)]];
   return headers === undefined || headers.length === 0 ? { status: error.status, body } : { status: error.status, body, headers };
 }

@@ -1,6 +1,7 @@
 import type { LiveIds } from '../actors/live/live-ids.js';
 import type { TokenStore } from '../actors/oauth/token-store.js';
 import type { ChargeBatcher } from './charge-batcher.js';
+import type { PublicLimits } from './rate-limit.js';
 import type { ActorSystem } from '../engine/actor-system.js';
 import type { Config } from '../engine/config.js';
 import type { EventBus } from '../engine/event-bus.js';
@@ -18,6 +19,8 @@ export interface AppServices {
   readonly liveIds: LiveIds;
   /** Gathers credit charges into one ledger message per tenant per turn. */
   readonly charges: ChargeBatcher;
+  /** Per-client limits of the public routes. */
+  readonly limits: PublicLimits;
   /** Template rendering, the links in emails, and the outbox's sender. */
   readonly email: EmailServices;
 }

@@ -13,11 +13,14 @@
  * Either way the user is created or updated (only on change) as an SSO user, whose profile
  * activity is private unless the payload sets `isProfileActivityPrivate` to false.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { TenantKind } from '../actors/tenant/tenant-actor.js';
 import { type SsoUserFields, type UserDoc, UserKind, userActorId } from '../actors/user/protocol.js';
 import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
+import { hasUnsafeCharacters, isHttpUrl, isImageSrc } from '../actors/text-rules.js';
+import { assertStorable } from './input-guard.js';
 import type { AppServices } from './services.js';
 
 const MAX_AGE_MS = 2 * 24 * 60 * 60 * 1000;
@@ -39,6 +42,24 @@ function str(value: unknown, max = 1000): string | null | undefined {
   throw new ApiError('invalid-sso', 'A single sign-on user field has the wrong type.');
 }
 
+/** A name shown to other readers: no control or bidirectional-override characters. */
+function name(value: unknown, field: string): string | null | undefined {
+  const text = str(value);
+  if (typeof text === 'string' && hasUnsafeCharacters(text)) {
+    throw new ApiError('invalid-sso', `The single sign-on ${field} may not hold control or bidirectional-override characters.`);
+  }
+  return text;
+}
+
+/** A link of the user: http(s) only (an avatar may also be a path on the site). */
+function linkOf(value: unknown, field: string, image: boolean): string | null | undefined {
+  const text = str(value, 2048);
+  if (typeof text === 'string' && text !== '' && !(image ? isImageSrc(text) : isHttpUrl(text))) {
+    throw new ApiError('invalid-url', `The single sign-on ${field} must be an absolute http(s) URL${image ? ' or a path starting with /' : ''}.`);
+  }
+  return text;
+}
+
 function flag(value: unknown): boolean | null | undefined {
   if (value === undefined || value === null) return value;
   if (typeof value === 'boolean') return value;
@@ -54,12 +75,12 @@ function groups(value: unknown): string[] | null | undefined {
 /** Only the fields the payload names: absent ones leave the stored user alone. */
 function fieldsOf(data: Record<string, unknown>, avatarField: 'avatar' | 'avatarSrc'): SsoUserFields {
   const fields: Record<string, unknown> = {
-    username: str(data['username']),
+    username: name(data['username'], 'username'),
     email: str(data['email']),
-    displayName: str(data['displayName']),
-    displayLabel: str(data['displayLabel']),
-    avatarSrc: str(data[avatarField], 2048),
-    websiteUrl: str(data['websiteUrl'], 2048),
+    displayName: name(data['displayName'], 'displayName'),
+    displayLabel: name(data['displayLabel'], 'displayLabel'),
+    avatarSrc: linkOf(data[avatarField], avatarField, true),
+    websiteUrl: linkOf(data['websiteUrl'], 'websiteUrl', false),
     groupIds: groups(data['groupIds']),
     isAdmin: flag(data['isAdmin']),
     isModerator: flag(data['isModerator']),
@@ -79,6 +100,7 @@ function parse(raw: string): Record<string, unknown> {
     throw new ApiError('invalid-sso', 'The sso parameter must be URI-encoded JSON.');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError('invalid-sso', 'The sso parameter must be a JSON object.');
+  assertStorable(value, 'sso');
   return value as Record<string, unknown>;
 }
 
@@ -94,13 +116,16 @@ async function verify(app: AppServices, tenantId: string, sso: Record<string, un
   if (at < now - MAX_AGE_MS) throw new ApiError('invalid-sso', 'The single sign-on timestamp is older than 2 days.');
   const ok = await app.system.ask(TenantKind, tenantId, 'verifySso', { message: `${String(timestamp)}${data}`, hash });
   if (!ok) throw new ApiError('invalid-sso', 'The single sign-on verificationHash does not match.');
+  const bytes = Buffer.from(data, 'base64');
+  if (!isUtf8(bytes)) throw new ApiError('invalid-unicode', 'userDataJSONBase64 is not base64 of UTF-8 text.');
   let user: unknown;
   try {
-    user = JSON.parse(Buffer.from(data, 'base64').toString('utf8'));
+    user = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new ApiError('invalid-sso', 'userDataJSONBase64 is not base64 of JSON.');
   }
   if (typeof user !== 'object' || user === null || Array.isArray(user)) throw new ApiError('invalid-sso', 'The single sign-on user data must be a JSON object.');
+  assertStorable(user, 'sso.userDataJSONBase64');
   return user as Record<string, unknown>;
 }
 
@@ -122,12 +147,14 @@ export async function ssoUser(app: AppServices, tenantId: string, raw: string | 
     fields = fieldsOf(data, 'avatar');
     secure = true;
   } else {
-    fields = fieldsOf(sso, 'avatarSrc');
+    // Unsigned: anyone can send it, so it carries no privileges and no groups.
+    const { isAdmin: _admin, isModerator: _moderator, groupIds: _groups, ...unprivileged } = sso;
+    fields = fieldsOf(unprivileged, 'avatarSrc');
     const basis = fields.email?.trim().toLowerCase() || fields.username?.trim();
     if (!basis) throw new ApiError('invalid-sso', 'Simple single sign-on needs a username or an email.');
     id = `${tenantId}:simple-${createHash('sha256').update(basis).digest('hex').slice(0, 24)}`;
     secure = false;
   }
-  const user = await app.system.ask(UserKind, userActorId(tenantId, id), 'upsertSso', { fields });
+  const user = await app.system.ask(UserKind, userActorId(tenantId, id), 'upsertSso', { fields, secure });
   return { user, secure };
 }

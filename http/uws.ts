@@ -9,6 +9,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
+import { forwardedClient, normalizeAddress } from './client-address.js';
 
 /** A request, fully copied out of uWebSockets.js. */
 export interface IncomingRequest {
@@ -108,11 +109,33 @@ const FALLBACK_HEADERS = [
   'origin',
   'cookie',
   'x-forwarded-for',
+  'x-forwarded-proto',
+  'forwarded',
   'access-control-request-headers',
   'access-control-request-method',
   'user-agent',
 ] as const;
 const TOO_LARGE = JSON.stringify({ status: 'failed', code: 'body-too-large', reason: 'The request body is larger than the server accepts.' });
+
+/**
+ * Limits the wrapper applies to every request it is handed (uWebSockets.js itself drops, with
+ * no answer, requests it cannot parse: see docs/operations.md for those and for the reverse
+ * proxy settings that keep them away).
+ */
+export const REQUEST_LIMITS = {
+  /** Path and query together, in characters: longer gets 414. */
+  maxUrlLength: 8192,
+  /** Header names and values together, in characters: more gets 431. */
+  maxHeaderBytes: 16_384,
+} as const;
+
+function refusal(status: number, code: string, reason: string): Reply {
+  return { status, body: JSON.stringify({ status: 'failed', code, reason }) };
+}
+const URI_TOO_LONG = refusal(414, 'uri-too-long', `The request URL is longer than ${REQUEST_LIMITS.maxUrlLength} characters.`);
+const HEADERS_TOO_LARGE = refusal(431, 'headers-too-large', `The request headers are larger than ${REQUEST_LIMITS.maxHeaderBytes} characters.`);
+const BAD_LENGTH = refusal(400, 'bad-request', 'Content-Length must be one decimal number (it was repeated with different values, or malformed).');
+const DECIMAL = /^\d{1,15}$/;
 
 function writeReply(res: uWS.HttpResponse, reply: Reply, closeConnection = false): void {
   res.writeStatus(statusLine(reply.status));
@@ -122,7 +145,9 @@ function writeReply(res: uWS.HttpResponse, reply: Reply, closeConnection = false
 }
 
 let collecting: Record<string, string> = {};
+let collectedBytes = 0;
 function collectHeader(key: string, value: string): void {
+  collectedBytes += key.length + value.length;
   collecting[key] = key in collecting ? `${collecting[key]}, ${value}` : value;
 }
 
@@ -136,6 +161,8 @@ class Exchange implements IncomingRequest, Responder {
   readonly path: string;
   readonly query: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Characters of all header names and values. */
+  readonly headerBytes: number;
   body: Buffer | undefined = undefined;
   aborted = false;
   /** Answered: from then on `res` must not be touched. */
@@ -149,6 +176,7 @@ class Exchange implements IncomingRequest, Responder {
     this.#res = res;
     this.method = method;
     collecting = {};
+    collectedBytes = 0;
     if (NATIVE) {
       req.forEach(collectHeader);
     } else {
@@ -158,9 +186,10 @@ class Exchange implements IncomingRequest, Responder {
       }
     }
     this.headers = collecting;
+    this.headerBytes = collectedBytes;
     if (trustProxy) {
-      const forwarded = collecting['x-forwarded-for'];
-      if (forwarded) this.#ip = forwarded.split(',')[0]!.trim();
+      const forwarded = forwardedClient(collecting);
+      if (forwarded !== undefined) this.#ip = normalizeAddress(forwarded);
     }
     // The fallback's getUrl keeps the query string and its getQuery throws.
     const url = req.getUrl();
@@ -169,9 +198,15 @@ class Exchange implements IncomingRequest, Responder {
     this.query = NATIVE ? (req.getQuery() ?? '') : mark < 0 ? '' : url.slice(mark + 1);
   }
 
-  /** Read on first use: a system call most requests never need. `res` stays valid until answered. */
+  /**
+   * Read on first use: a system call most requests never need. `res` stays valid until
+   * answered. Normalised (see client-address.ts), so that limits see one spelling per address.
+   */
   get ip(): string {
-    this.#ip ??= NATIVE && !this.aborted && !this.done ? decoder.decode(this.#res.getRemoteAddressAsText()) : 'unknown';
+    if (this.#ip === undefined) {
+      const socket = NATIVE && !this.aborted && !this.done ? decoder.decode(this.#res.getRemoteAddressAsText()) : 'unknown';
+      this.#ip = normalizeAddress(socket) ?? socket;
+    }
     return this.#ip;
   }
 
@@ -187,6 +222,15 @@ class Exchange implements IncomingRequest, Responder {
     this.done = true;
     this.#res.cork(() => writeReply(this.#res, reply, true));
   }
+}
+
+/** The refusal of a request the wrapper sees but will not handle, or undefined. */
+function malformed(exchange: Exchange): Reply | undefined {
+  if (exchange.path.length + exchange.query.length > REQUEST_LIMITS.maxUrlLength) return URI_TOO_LONG;
+  if (exchange.headerBytes > REQUEST_LIMITS.maxHeaderBytes) return HEADERS_TOO_LARGE;
+  const length = exchange.headers['content-length'];
+  if (length !== undefined && !DECIMAL.test(length)) return BAD_LENGTH;
+  return undefined;
 }
 
 /**
@@ -249,6 +293,11 @@ export class HttpServer {
         res.onAborted(() => {
           exchange.aborted = true;
         });
+        const refused = malformed(exchange);
+        if (refused !== undefined) {
+          exchange.refuse(refused);
+          return;
+        }
         const key = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
         const extensions = req.getHeader('sec-websocket-extensions');
@@ -325,12 +374,17 @@ export class HttpServer {
     res.onAborted(() => {
       exchange.aborted = true;
     });
+    const refused = malformed(exchange);
+    if (refused !== undefined) {
+      exchange.refuse(refused);
+      return;
+    }
     if (method === 'GET' || method === 'HEAD') {
       handler(exchange, exchange);
       exchange.inCallback = false;
       return;
     }
-    const declared = req.getHeader('content-length');
+    const declared = exchange.headers['content-length'] ?? '';
     const length = declared === '' ? -1 : Number(declared);
     if (length > this.#options.maxBodyBytes) {
       exchange.refuse({ status: 413, body: TOO_LARGE });

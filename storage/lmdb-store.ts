@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { Packr } from 'msgpackr';
 import { DuplicateKeyError, StorageUnavailableError } from './errors.js';
-import type { CollectionSpec, Doc, Filter, FindOptions, IndexSpec, Store, WriteOp } from './store.js';
+import type { CollectionSpec, Doc, Filter, FindOptions, IndexSpec, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
+import { lockDataDir } from './lmdb-lock.js';
 import { validateFilter, validateFindOptions } from './query.js';
 import { applyPatch, ID_INDEX, indexTuples, validateOps } from './write-ops.js';
 import { idKey, plainIndexKey, uniqueIndexKey, unitsPerValue } from './lmdb-keys.js';
@@ -99,6 +100,7 @@ function holdsArray(doc: Doc, spec: IndexSpec): boolean {
 /** Store backed by an LMDB environment under `dataDir/lmdb`. */
 export class LmdbStore implements Store {
   readonly kind = 'lmdb' as const;
+  readonly #dataDir: string;
   readonly #path: string;
   readonly #specs: ReadonlyMap<string, CollectionSpec>;
   #env: RootDatabase | undefined;
@@ -113,6 +115,7 @@ export class LmdbStore implements Store {
 
   /** @param collections every collection the store may touch, with its indexes */
   constructor(options: LmdbStoreOptions, collections: readonly CollectionSpec[]) {
+    this.#dataDir = options.dataDir;
     this.#path = join(options.dataDir, 'lmdb');
     this.#specs = new Map(collections.map((spec) => [spec.name, spec]));
   }
@@ -202,6 +205,12 @@ export class LmdbStore implements Store {
         this.#env!.openDB({ name: `i:${collection}:${index}`, keyEncoding: 'binary', encoding: 'binary' }).dropSync();
       }
     });
+  }
+
+  /** An exclusive lock on the data directory, for the life of the process (see `lmdb-lock.ts`). */
+  claimWriter(claim: WriterClaim): Promise<WriterLease> {
+    if (claim.mode !== 'single') return Promise.reject(new Error('LMDB cannot be shared by a cluster: cluster mode needs MONGODB_URI'));
+    return lockDataDir(this.#dataDir);
   }
 
   async close(): Promise<void> {

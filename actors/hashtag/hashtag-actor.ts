@@ -2,7 +2,7 @@ import { Actor, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import type { CollectionSpec } from '../../storage/store.js';
-import { HASH_TAG_MAX_LENGTH, HASH_TAG_PAGE_SIZE, HASH_TAGS, type HashTagDoc, hashTagId, hashTagKey } from './hashtag-model.js';
+import { checkTag, HASH_TAG_MAX_LENGTH, HASH_TAG_PAGE_SIZE, HASH_TAGS, type HashTagDoc, hashTagId, hashTagKey } from './hashtag-model.js';
 import type { BulkResult, HashTagInput, HashTagProtocol } from './protocol.js';
 
 /** The hashtag actor's collection, indexed for listing by tag. */
@@ -10,13 +10,6 @@ export const hashTagCollections: readonly CollectionSpec[] = [
   { name: HASH_TAGS, indexes: [{ name: 'by_tenant_tag', fields: ['tenantId', 'tag'] }] },
 ];
 
-function checkTag(tag: string): string {
-  const key = hashTagKey(tag);
-  if (key === '' || tag.trim().length > HASH_TAG_MAX_LENGTH || /\s/.test(key)) {
-    throw new ApiError('invalid-param', `A hashtag is 1 to ${HASH_TAG_MAX_LENGTH} characters without spaces (a leading # is optional).`);
-  }
-  return key;
-}
 
 /**
  * One tenant's hashtags. Tags are read from storage on demand and remembered: this actor is

@@ -4,7 +4,9 @@
  * A tag's identity is its key: the tag without a leading `#`, lower-cased (`#News` and `news`
  * are one tag). The stored `tag` keeps the spelling it was first created with.
  */
+import { ApiError } from '../../engine/errors.js';
 import type { Doc } from '../../storage/store.js';
+import { hasUnsafeCharacters } from '../text-rules.js';
 
 /** Collection of the tenants' hashtags. */
 export const HASH_TAGS = 'hashTags';
@@ -28,6 +30,20 @@ export interface HashTagDoc extends Doc {
 /** The normalised identity of a tag. */
 export function hashTagKey(tag: string): string {
   return tag.trim().replace(/^#+/, '').toLowerCase();
+}
+
+/**
+ * A tag a caller gives (not one found in a comment's text, which the text rule already keeps
+ * to letters, digits, `_` and `-`): its key, or `invalid-param` when it is blank, too long,
+ * has spaces, or holds control or bidirectional-override characters.
+ */
+export function checkTag(tag: string): string {
+  const key = hashTagKey(tag);
+  if (key === '' || tag.trim().length > HASH_TAG_MAX_LENGTH || /\s/.test(key)) {
+    throw new ApiError('invalid-param', `A hashtag is 1 to ${HASH_TAG_MAX_LENGTH} characters without spaces (a leading # is optional).`);
+  }
+  if (hasUnsafeCharacters(tag)) throw new ApiError('invalid-param', 'A hashtag may not hold control or bidirectional-override characters.');
+  return key;
 }
 
 /** The stored id of a tag of a tenant. */

@@ -46,12 +46,17 @@ export class EventLogActor extends Actor<EventLogProtocol> {
     // expires and is swept.
     const chunks: LogChunk[] = [];
     let entries = 0;
-    for (let skip = 0; entries < this.#limits.maxEventsPerPage; skip += CHUNKS_PER_LOAD) {
+    let bytes = 0;
+    const full = () => entries >= this.#limits.maxEventsPerPage || bytes >= this.#limits.maxBytesPerPage;
+    for (let skip = 0; !full(); skip += CHUNKS_PER_LOAD) {
       const docs = await this.store.find<EventLogChunk>(EVENT_LOG, this.#page, { sort: [['_id', -1]], skip, limit: CHUNKS_PER_LOAD });
       for (const doc of docs) {
+        // What retention would drop is not even read: its body may be large.
+        if (full()) break;
         const chunk = loadedChunk(doc, await this.store.get<EventLogBody>(EVENT_LOG_BODIES, doc._id));
         chunks.push(chunk);
         entries += chunk.count;
+        bytes += chunk.bytes;
       }
       if (docs.length < CHUNKS_PER_LOAD) break;
     }

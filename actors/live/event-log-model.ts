@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { LiveEvent } from './live-events.js';
+import { log } from '../../engine/log.js';
 import { encodeLiveEvent } from './live-wire.js';
+import { publicEvent } from './public-projection.js';
 import type { CollectionSpec, Doc, WriteOp } from '../../storage/store.js';
 
 /** The collection of logged events: chunks, each holding the entries one append brought. */
@@ -28,10 +30,14 @@ export const eventLogCollections: readonly CollectionSpec[] = [
   { name: EVENT_LOG_BODIES, indexes: [] },
 ];
 
-/** How much of a page's log is kept. */
+/** How much of a page's log is kept, and served at once. */
 export interface EventLogLimits {
   /** Events kept per page: the newest this many. */
   readonly maxEventsPerPage: number;
+  /** Bytes (the stored JSON, UTF-8) kept per page: the newest chunks that fit, at least one. */
+  readonly maxBytesPerPage: number;
+  /** Bytes of entries one read answers; a read that stops there says `hasMore`. */
+  readonly maxReadBytes: number;
   /** Events older than this (ms) are dropped. */
   readonly retentionMs: number;
   /** Expired entries looked at per storage query when sweeping. */
@@ -42,6 +48,10 @@ export interface EventLogLimits {
 export const EVENT_LOG_LIMITS = {
   /** Events kept per page: the newest this many. */
   maxEventsPerPage: 5000,
+  /** Bytes kept per page (4 MiB): big events (long comments) leave fewer entries. */
+  maxBytesPerPage: 4 * 1024 * 1024,
+  /** Bytes one read answers (1 MiB). */
+  maxReadBytes: 1024 * 1024,
   /** Events older than this are dropped (24 hours). */
   retentionMs: 24 * 60 * 60 * 1000,
   /** Expired entries the sweeper looks at per query. */
@@ -117,6 +127,8 @@ export interface LogChunk {
   readonly at: number;
   readonly firstTimestamp: number;
   readonly lastTimestamp: number;
+  /** UTF-8 bytes of `entriesJson`: what retention counts. */
+  readonly bytes: number;
   /** `StoredEntry[]` as JSON; empty when the stored chunk lost its body. */
   readonly entriesJson: string;
   /** The entries, once read. */
@@ -130,6 +142,8 @@ export interface LogItem {
   readonly timestamp: number;
   readonly doc: EventLogDoc;
   json: string | undefined;
+  /** UTF-8 bytes of `json`, once made. */
+  bytes: number;
 }
 
 /** The writes that store these entries (in id order, all of one page) as one chunk, and the chunk. */
@@ -154,7 +168,7 @@ export function storeChunk(entries: readonly EventLogDoc[]): { writes: WriteOp[]
       { op: 'put', collection: EVENT_LOG, doc },
       { op: 'put', collection: EVENT_LOG_BODIES, doc: body },
     ],
-    chunk: { id: first._id, lastId: last._id, count: stored.length, at, firstTimestamp, lastTimestamp, entriesJson, items: undefined },
+    chunk: { id: first._id, lastId: last._id, count: stored.length, at, firstTimestamp, lastTimestamp, bytes: Buffer.byteLength(entriesJson), entriesJson, items: undefined },
   };
 }
 
@@ -181,6 +195,7 @@ export function loadedChunk(doc: EventLogChunk, body: EventLogBody | undefined):
     at: doc.at,
     firstTimestamp: doc.firstTimestamp ?? -Infinity,
     lastTimestamp: doc.lastTimestamp ?? Infinity,
+    bytes: Buffer.byteLength(entriesJson),
     entriesJson,
     items: undefined,
   };
@@ -200,13 +215,21 @@ export function loadedChunk(doc: EventLogChunk, body: EventLogBody | undefined):
 /** A chunk's entries, parsed on first use and kept. */
 export function chunkItems(chunk: LogChunk, tenantId: string, urlId: string): LogItem[] {
   if (chunk.items !== undefined) return chunk.items;
-  const stored = JSON.parse(chunk.entriesJson) as StoredEntry[];
+  let stored: StoredEntry[];
+  try {
+    stored = JSON.parse(chunk.entriesJson) as StoredEntry[];
+  } catch (err) {
+    // A damaged chunk costs its own entries, never a read of the rest of the log.
+    log.warn('event-log-chunk-unreadable', { tenantId, urlId, chunkId: chunk.id, err });
+    stored = [];
+  }
   chunk.items = stored.map((entry) => ({
     id: entry._id,
     at: entry.at,
     timestamp: entry.timestamp,
     doc: { ...entry, tenantId, urlId },
     json: undefined,
+    bytes: 0,
   }));
   return chunk.items;
 }
@@ -239,7 +262,8 @@ export function entryJson(doc: EventLogDoc): string {
     tenantId: doc.tenantId,
     urlId: doc.urlId,
     broadcastId: doc.broadcastId,
-    data: encodeLiveEvent(doc.event),
+    // Projected again: entries logged before the projection existed must not serve more.
+    data: encodeLiveEvent(publicEvent(doc.event)),
   });
 }
 
@@ -296,27 +320,43 @@ export function interleaved(chunks: readonly LogChunk[]): boolean {
 
 /**
  * How many of the oldest chunks retention drops: those whose entries are all older than
- * `retentionMs`, and those that the newest `maxEventsPerPage` entries do not reach. A page
- * therefore stores up to a chunk's worth more than `maxEventsPerPage`; reads never serve more.
+ * `retentionMs`, those that the newest `maxEventsPerPage` entries do not reach, and those
+ * beyond `maxBytesPerPage` (the newest chunk always stays). A page therefore stores up to a
+ * chunk's worth more than `maxEventsPerPage`; reads never serve more.
  */
 export function chunksToDrop(chunks: readonly LogChunk[], now: number, limits: EventLogLimits): number {
   let total = 0;
-  for (const chunk of chunks) total += chunk.count;
+  let bytes = 0;
+  for (const chunk of chunks) {
+    total += chunk.count;
+    bytes += chunk.bytes;
+  }
   let drop = 0;
   while (drop < chunks.length) {
     const chunk = chunks[drop]!;
-    if (chunk.at >= now - limits.retentionMs && total - chunk.count < limits.maxEventsPerPage) break;
+    const fresh = chunk.at >= now - limits.retentionMs;
+    const reached = total - chunk.count < limits.maxEventsPerPage;
+    const fits = bytes <= limits.maxBytesPerPage || drop === chunks.length - 1;
+    if (fresh && reached && fits) break;
     total -= chunk.count;
+    bytes -= chunk.bytes;
     drop++;
   }
   return drop;
 }
 
+/** A read's entries as a JSON array, and whether the read stopped at `maxReadBytes` before the window's end. */
+export interface LogWindow {
+  readonly json: string;
+  readonly more: boolean;
+}
+
 /**
- * The entries a client catching up asks for, oldest first, as a JSON array: of the newest
- * `maxEventsPerPage` entries, those whose event `timestamp` lies in [startTime, endTime] (both
- * inclusive, so an event sharing the millisecond of the last one a client saw is never
- * skipped) and not expired. Chunks whose timestamps miss the window are not parsed.
+ * The entries a client catching up asks for, oldest first: of the newest `maxEventsPerPage`
+ * entries, those whose event `timestamp` lies in [startTime, endTime] (both inclusive, so an
+ * event sharing the millisecond of the last one a client saw is never skipped) and not
+ * expired, up to `maxReadBytes` (at least one entry); `more` says the window goes on, from the
+ * last entry's timestamp. Chunks whose timestamps miss the window are not parsed.
  */
 export function windowJson(
   chunks: readonly LogChunk[],
@@ -325,19 +365,33 @@ export function windowJson(
   endTime: number,
   now: number,
   limits: EventLogLimits,
-): string {
+): LogWindow {
   let total = 0;
   for (const chunk of chunks) total += chunk.count;
   let skip = Math.max(0, total - limits.maxEventsPerPage);
   const parts: string[] = [];
-  const take = (item: LogItem) => {
-    if (item.timestamp >= startTime && item.timestamp <= endTime && !expired(item, now, limits)) parts.push((item.json ??= entryJson(item.doc)));
+  let bytes = 0;
+  let more = false;
+  /** Adds the item if it is in the window; false once the read is full. */
+  const take = (item: LogItem): boolean => {
+    if (item.timestamp < startTime || item.timestamp > endTime || expired(item, now, limits)) return true;
+    if (item.json === undefined) {
+      item.json = entryJson(item.doc);
+      item.bytes = Buffer.byteLength(item.json);
+    }
+    if (parts.length > 0 && bytes + item.bytes > limits.maxReadBytes) {
+      more = true;
+      return false;
+    }
+    parts.push(item.json);
+    bytes += item.bytes + 1;
+    return true;
   };
   if (interleaved(chunks)) {
     const items = chunks.flatMap((chunk) => chunkItems(chunk, page.tenantId, page.urlId));
     items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const item of items.slice(skip)) take(item);
-    return `[${parts.join(',')}]`;
+    for (const item of items.slice(skip)) if (!take(item)) break;
+    return { json: `[${parts.join(',')}]`, more };
   }
   for (const chunk of chunks) {
     if (skip >= chunk.count) {
@@ -346,9 +400,9 @@ export function windowJson(
     }
     if (chunk.lastTimestamp >= startTime && chunk.firstTimestamp <= endTime) {
       const items = chunkItems(chunk, page.tenantId, page.urlId);
-      for (let i = skip; i < items.length; i++) take(items[i]!);
+      for (let i = skip; i < items.length; i++) if (!take(items[i]!)) return { json: `[${parts.join(',')}]`, more };
     }
     skip = 0;
   }
-  return `[${parts.join(',')}]`;
+  return { json: `[${parts.join(',')}]`, more };
 }

@@ -5,13 +5,16 @@
  * Direction rule: the sweeper asks event-log actors; an event-log actor never messages anyone.
  */
 import { defineKind } from '../../engine/actor.js';
-import type { EventLogDoc } from './event-log-model.js';
+import type { EventLogDoc, LogWindow } from './event-log-model.js';
 
 export type EventLogProtocol = {
   /** Entries of this page, made by the live fan-out in publication order. Idempotent per entry id. */
   append: { in: { entries: EventLogDoc[] }; out: null };
-  /** The entries whose event timestamp is in [startTime, endTime], oldest first, as a JSON array. */
-  read: { in: { startTime: number; endTime: number }; out: string };
+  /**
+   * The entries whose event timestamp is in [startTime, endTime], oldest first, as a JSON array,
+   * at most `maxReadBytes` of them; `more` when the window goes on past them.
+   */
+  read: { in: { startTime: number; endTime: number }; out: LogWindow };
   /** Applies retention now. */
   trim: { in: null; out: null };
 };

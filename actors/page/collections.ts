@@ -26,6 +26,10 @@ export const pageCollections: readonly CollectionSpec[] = [
   { name: PENDING_COUNTS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
   {
     name: PAGES,
-    indexes: [{ name: 'by_tenant_url', fields: ['tenantId', 'urlId'], unique: true }],
+    indexes: [
+      { name: 'by_tenant_url', fields: ['tenantId', 'urlId'], unique: true },
+      // `GET /api/v1/pages`, a page at a time in creation order.
+      { name: 'by_tenant_created', fields: ['tenantId', 'createdAt', '_id'] },
+    ],
   },
 ];

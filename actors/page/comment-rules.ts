@@ -5,7 +5,8 @@
  */
 import { ApiError } from '../../engine/errors.js';
 import type { Settings } from '../tenant/widget-config.js';
-import { hashTagId, hashTagKey, tagsInText } from '../hashtag/hashtag-model.js';
+import { checkTag, hashTagId, hashTagKey, tagsInText } from '../hashtag/hashtag-model.js';
+import { hasUnsafeCharacters } from '../text-rules.js';
 import type { CommentHashTag } from './comment-doc.js';
 import { maskProfanity } from './profanity.js';
 import { renderComment, sanitizeHtml, type Rendered } from './render.js';
@@ -41,6 +42,7 @@ export function checkName(name: string): string {
     throw new ApiError('invalid-name', `The commenter name must be 1 to ${COMMENT_LIMITS.nameMax} characters.`);
   }
   if (EMAIL.test(trimmed)) throw new ApiError('invalid-name-is-email', 'The commenter name must not be an email address.');
+  if (hasUnsafeCharacters(trimmed)) throw new ApiError('invalid-name', 'The commenter name may not hold control or bidirectional-override characters.');
   return trimmed;
 }
 
@@ -113,6 +115,10 @@ export function commentHashTags(
     hashTags.push(retain ? { id: hashTagId(tenantId, key), tag, url, retain: true } : { id: hashTagId(tenantId, key), tag, url });
   };
   for (const tag of tagsInText(text)) add(tag, null, false);
-  for (const entry of given) if (entry.retain === true) add(entry.tag, entry.url ?? null, true);
+  for (const entry of given) {
+    if (entry.retain !== true) continue;
+    checkTag(entry.tag);
+    add(entry.tag, entry.url ?? null, true);
+  }
   return { hashTags, keys };
 }

@@ -79,7 +79,7 @@ export class PageActor extends Actor<PageProtocol> {
     for (const doc of comments) state.comments.set(doc._id, doc);
     for (const vote of votes) state.votes.add(vote);
     for (const flag of flags) state.flags.set(flag._id, flag);
-    for (const doc of reacts) state.reacts.set(doc._id, doc);
+    for (const doc of reacts) state.addReact(doc);
     for (const poll of polls) if (state.comments.has(poll._id)) state.polls.set(poll._id, pollView(poll));
     recount(this.#host);
     // A poll whose move to this page is not yet recorded on the poll itself.

@@ -38,7 +38,14 @@ export function voteEvent(type: 'new-vote' | 'deleted-vote', vote: Record<string
   return { type, timestamp: now, ts: now, broadcastId: newId(now), vote, counts };
 }
 
-/** Likes or reactions of a page changed; the new totals. */
-export function pageReactEvent(urlId: string, likeCount: number, counts: Record<string, number>): LiveEvent {
-  return { ...base(LIVE_EVENT_TYPES.pageReact), urlId, likeCount, counts };
+/** What a `page-react` event says changed: the page's like count, or one reaction id's count. */
+export type PageReactChange = { readonly kind: 'like'; readonly likeCount: number } | { readonly kind: 'react'; readonly reactId: string; readonly count: number };
+
+/**
+ * A like or reaction was added or removed: the new count of what changed only. An event never
+ * carries the whole page's counts, which would grow every event (and the event log) with the
+ * number of reaction ids.
+ */
+export function pageReactEvent(urlId: string, change: PageReactChange): LiveEvent {
+  return { ...base(LIVE_EVENT_TYPES.pageReact), urlId, ...change };
 }

@@ -103,6 +103,6 @@ export function deletePage(host: PageHost, { pageId }: PageProtocol['deletePage'
   host.remove(PAGES, page._id);
   state.page = null;
   for (const id of state.reacts.keys()) host.remove(PAGE_REACTS, id);
-  state.reacts.clear();
+  state.clearReacts();
   return null;
 }

@@ -13,7 +13,7 @@ import { COMMENTS, type CommentDoc, commentView, isVisible } from './comment-doc
 import type { FlagDoc } from './flag-doc.js';
 import { comparator, type ListSource, type SortDirection } from './listing.js';
 import type { PageDoc } from './page-doc.js';
-import type { ReactDoc } from './react-doc.js';
+import { REACT_KINDS, type ReactDoc } from './react-doc.js';
 import { VoteIndex } from './vote-index.js';
 
 /** What the page's modules may do besides changing the state: the actor's effects. */
@@ -53,7 +53,12 @@ export class PageState {
   readonly comments = new Map<string, CommentDoc>();
   readonly votes: VoteIndex;
   readonly flags = new Map<string, FlagDoc>();
+  /** Likes and reactions by document id; change them through `addReact` and `removeReact`. */
   readonly reacts = new Map<string, ReactDoc>();
+  /** Likes held. */
+  likeCount = 0;
+  /** Reactions held per reaction id (a `Map`: ids are callers' words, `__proto__` included). */
+  readonly reactCounts = new Map<string, number>();
   readonly polls = new Map<string, PollView>();
   /** Comments whose stored counts lag the votes in memory. */
   readonly countsDirty = new Set<string>();
@@ -80,10 +85,37 @@ export class PageState {
     this.comments.clear();
     this.votes.clear();
     this.flags.clear();
-    this.reacts.clear();
+    this.clearReacts();
     this.polls.clear();
     this.countsDirty.clear();
     this.restructure();
+  }
+
+  /** Holds a like or reaction, counting it. */
+  addReact(doc: ReactDoc): void {
+    if (this.reacts.has(doc._id)) return;
+    this.reacts.set(doc._id, doc);
+    if (doc.kind === REACT_KINDS.like) this.likeCount++;
+    else this.reactCounts.set(doc.reactId, (this.reactCounts.get(doc.reactId) ?? 0) + 1);
+  }
+
+  /** Lets a like or reaction go; the remaining count of its kind (and reaction id). */
+  removeReact(id: string): number {
+    const doc = this.reacts.get(id);
+    if (doc === undefined) return 0;
+    this.reacts.delete(id);
+    if (doc.kind === REACT_KINDS.like) return --this.likeCount;
+    const left = (this.reactCounts.get(doc.reactId) ?? 1) - 1;
+    if (left === 0) this.reactCounts.delete(doc.reactId);
+    else this.reactCounts.set(doc.reactId, left);
+    return left;
+  }
+
+  /** Lets every like and reaction go. */
+  clearReacts(): void {
+    this.reacts.clear();
+    this.likeCount = 0;
+    this.reactCounts.clear();
   }
 
   /** The API shape of a comment of this page, with its poll. */

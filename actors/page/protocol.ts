@@ -109,6 +109,19 @@ export interface ReactUser {
   readonly userId: string | null;
 }
 
+/** The limits of a widget's like or reaction, resolved by the route from settings and configuration. */
+export interface ReactRules {
+  /** Distinct reaction ids the page may have (`maxReactionIdsPerPage`). */
+  readonly maxReactionIds: number;
+  /** Pages a tenant's widgets may create per hour (`ANON_PAGES_PER_HOUR`); the tenant actor counts them. */
+  readonly pagesPerHour: number;
+  /**
+   * On pages that require single sign-on: the groups of the signed-on reader, who must share
+   * one with the page when the page has groups. Null when the page does not require it.
+   */
+  readonly readerGroups: readonly string[] | null;
+}
+
 /** What a reaction read returns. */
 export interface ReactState {
   readonly likeCount: number;
@@ -173,9 +186,12 @@ export type PageProtocol = {
    * urlId already has a page record.
    */
   renamePage: { in: { pageId: string; urlId: string }; out: { commentIds: string[] } };
-  /** Adds (or with `remove`, removes) one like or reaction; `code` names a change that did not happen. */
+  /**
+   * Adds (or with `remove`, removes) one like or reaction from a widget; `code` names a change
+   * that did not happen. `rules` are the page's limits for widget writes (see `ReactRules`).
+   */
   react: {
-    in: { kind: ReactKind; reactId: string; user: ReactUser; remove: boolean; title: string | null; url: string | null };
+    in: { kind: ReactKind; reactId: string; user: ReactUser; remove: boolean; title: string | null; url: string | null; rules: ReactRules };
     out: { code: 'already-liked' | 'not-liked' | 'already-reacted' | 'no-react' | null };
   };
   reactState: { in: { userKey: string | null; kind: ReactKind; reactId: string | null; recent: number }; out: ReactState };

@@ -21,7 +21,8 @@ import {
 } from './poll-model.js';
 import { assertOption, castVote, isClosed, patchPoll, recount, replacePoll, retractVote, voteCounts } from './poll-rules.js';
 import { PollKind, type PollProtocol } from './protocol.js';
-import { ANON_VOTE_RATE_LIMIT, SlidingWindowLimit } from './vote-rate-limit.js';
+import { SlidingWindowLimit } from '../../engine/sliding-window.js';
+import { ANON_VOTE_RATE_LIMIT } from './vote-rate-limit.js';
 
 /** Longer than any request waits: an announcement queued behind a burst of votes must not be dropped. */
 const ANNOUNCE_TIMEOUT_MS = 120_000;
@@ -387,7 +388,6 @@ export class PollActor extends Actor<PollProtocol> {
       const vote = this.#poll === undefined ? undefined : this.#votes.get(voteId);
       if (vote === undefined) throw new ApiError('not-found', 'No poll vote has this id (it was retracted, or removed with its option or poll).');
       const poll = this.#poll!;
-      if (isClosed(poll, clock.now())) throw new ApiError('poll-closed', `The poll closed at ${poll.closesAt}: its votes are final.`);
       this.#deleteVote(vote);
       const next = retractVote(poll, vote);
       this.#savePoll(next);

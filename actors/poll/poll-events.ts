@@ -3,6 +3,7 @@
  * the page's topic once the change is durable.
  */
 import { LIVE_EVENT_TYPES, type LiveEvent } from '../live/live-events.js';
+import { publicPoll } from '../live/public-projection.js';
 import { type PollDoc, pollView } from './poll-model.js';
 
 /**
@@ -11,10 +12,7 @@ import { type PollDoc, pollView } from './poll-model.js';
  * the rest, and widgets fetch counts through the page once their reader has voted.
  */
 export function livePoll(poll: PollDoc): Record<string, unknown> {
-  const view = pollView(poll);
-  if (!poll.requireVoteToSeeResults) return { ...view, resultsHidden: false };
-  const { totalVotes: _hidden, ...rest } = view;
-  return { ...rest, options: view.options.map((o) => ({ id: o.id, label: o.label })), resultsHidden: true };
+  return publicPoll(pollView(poll));
 }
 
 /** A `poll-update` event: the poll now, or `poll: null` once it was removed. */

@@ -17,8 +17,8 @@ export interface SearchRequest {
 
 /** Every message of the site actor. */
 export type SiteProtocol = {
-  /** Every page record of the tenant, oldest first. */
-  listPages: { in: null; out: PageDoc[] };
+  /** Page records of the tenant, oldest first: `limit` of them after `skip`, and whether more follow. */
+  listPages: { in: { skip: number; limit: number }; out: { pages: PageDoc[]; hasMore: boolean } };
   /** Comments across all pages (flat), approved and not spam. */
   searchComments: { in: SearchRequest; out: Record<string, unknown>[] };
   /** The id of the tenant's user with this email, if any. */

@@ -34,9 +34,10 @@ export class SiteActor extends Actor<SiteProtocol> {
   }
 
   readonly handlers: Handlers<SiteProtocol> = {
-    listPages: async () => {
+    listPages: async ({ skip, limit }) => {
       this.allowUnconfirmed();
-      return this.store.find<PageDoc>(PAGES, { tenantId: this.id }, { sort: [['createdAt', 1], ['_id', 1]] });
+      const pages = await this.store.find<PageDoc>(PAGES, { tenantId: this.id }, { sort: [['createdAt', 1], ['_id', 1]], skip, limit: limit + 1 });
+      return { pages: pages.slice(0, limit), hasMore: pages.length > limit };
     },
 
     searchComments: async ({ query, voterKey, blocked }) => {

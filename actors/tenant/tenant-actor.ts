@@ -4,6 +4,7 @@ import type { ActorSystem } from '../../engine/actor-system.js';
 import { accessChanged, tenantTopic } from '../live/live-events.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
+import { SlidingWindowLimit } from '../../engine/sliding-window.js';
 import { matchesAnyDigest, newId } from '../../engine/ids.js';
 import type { Doc } from '../../storage/store.js';
 import { TENANT_COLLECTIONS as C } from './collections.js';
@@ -57,6 +58,8 @@ export interface UsageQuery {
 
 /** Most usage documents one call returns. */
 export const USAGE_PAGE_SIZE = 365;
+const HOUR_MS = 60 * 60 * 1000;
+
 /** Stored keys are re-read at most this often when an unknown key is presented. */
 const KEY_RELOAD_MS = 1000;
 
@@ -89,6 +92,12 @@ export type TenantProtocol = {
   writeWidgetConfig: { in: { urlId: string | null; config: WidgetConfig; merge: boolean }; out: WidgetConfigView };
   /** Removes a page's overrides, or resets the tenant's configuration to the defaults. */
   deleteWidgetConfig: { in: { urlId: string | null }; out: null };
+  /**
+   * Counts one page created by a public route (a like or reaction on a new urlId), refusing
+   * with `rate-limited` once `perHour` were created in the last hour. Kept in memory: it slows
+   * an abuser down, and a restart forgetting it costs nothing.
+   */
+  admitPublicPage: { in: { perHour: number }; out: null };
 };
 
 /**
@@ -131,6 +140,7 @@ export class TenantActor extends Actor<TenantProtocol> {
   readonly #domains = new Map<string, DomainConfigDoc>();
   #widgetTenant: WidgetConfig | undefined;
   readonly #widgetPages = new Map<string, WidgetConfig>();
+  #publicPages: SlidingWindowLimit | undefined;
 
   override async onStart(): Promise<void> {
     this.#tenant = await this.store.get<TenantDoc>(C.tenants, this.id);
@@ -244,6 +254,19 @@ export class TenantActor extends Actor<TenantProtocol> {
       const settings = effectiveSettings(this.#widgetTenant, urlId === null ? undefined : this.#widgetPages.get(urlId));
       this.setView(TENANT_VIEWS.settings, settings, urlId ?? '');
       return settings;
+    },
+
+    admitPublicPage: ({ perHour }) => {
+      this.allowUnconfirmed();
+      const now = clock.now();
+      if (this.#publicPages?.max !== perHour) this.#publicPages = new SlidingWindowLimit(perHour, HOUR_MS);
+      if (!this.#publicPages.allows('', now)) {
+        throw new ApiError('rate-limited', `Widgets of this site created ${perHour} pages in the last hour; create pages through the API, or retry later.`, {
+          retryAfter: 60,
+        });
+      }
+      this.#publicPages.record('', now);
+      return null;
     },
 
     verifySso: ({ message, hash }) => {

@@ -19,12 +19,57 @@ export const WIDGET_CONFIG_EXTENSIONS = {
   enableProfanityFilter: { type: 'boolean' },
   /** Refuse creating and changing polls (`polls-disabled`). */
   disablePolls: { type: 'boolean' },
+  /** Distinct reaction ids a page may have (`/page-reacts/v2`); a new one beyond it is `too-many-reaction-ids`. */
+  maxReactionIdsPerPage: { type: 'integer', minimum: 1, maximum: 1000 },
 } as const;
 
-/** Schema of a stored configuration object (every field optional, no others). */
+/**
+ * Bounds on what the API description leaves unbounded, so that no configuration is larger than
+ * storage, settings views and widgets can carry: text, lists and string maps (translations).
+ */
+export const WIDGET_CONFIG_LIMITS = {
+  /** Characters of a text field; `customCSS` and `headerHTML` take `longTextMax`. */
+  textMax: 10_000,
+  longTextMax: 100_000,
+  /** Items of a list, and characters of each. */
+  listMax: 500,
+  listItemMax: 1_000,
+  /** Entries of a string map (`translations`, `tos.textByLocale`). */
+  mapMax: 2_000,
+} as const;
+
+const LONG_TEXT = new Set(['customCSS', 'headerHTML']);
+/** The name `bounded` gives the items of a list. */
+const LIST_ITEM = '[item]';
+
+type JsonSchema = Record<string, unknown>;
+
+function bounded(name: string, schema: JsonSchema): JsonSchema {
+  const types = ([] as unknown[]).concat(schema['type'] ?? []);
+  const out: JsonSchema = { ...schema };
+  if (types.includes('string') && out['enum'] === undefined) {
+    out['maxLength'] = LONG_TEXT.has(name) ? WIDGET_CONFIG_LIMITS.longTextMax : name === LIST_ITEM ? WIDGET_CONFIG_LIMITS.listItemMax : WIDGET_CONFIG_LIMITS.textMax;
+  }
+  if (types.includes('array')) {
+    out['maxItems'] = WIDGET_CONFIG_LIMITS.listMax;
+    if (out['items'] !== undefined) out['items'] = bounded(LIST_ITEM, out['items'] as JsonSchema);
+  }
+  if (types.includes('object')) {
+    if (out['additionalProperties'] !== undefined && typeof out['additionalProperties'] === 'object') {
+      out['maxProperties'] = WIDGET_CONFIG_LIMITS.mapMax;
+      out['additionalProperties'] = bounded('', out['additionalProperties'] as JsonSchema);
+    }
+    if (out['properties'] !== undefined) {
+      out['properties'] = Object.fromEntries(Object.entries(out['properties'] as Record<string, JsonSchema>).map(([k, v]) => [k, bounded(k, v)]));
+    }
+  }
+  return out;
+}
+
+/** Schema of a stored configuration object (every field optional, no others), bounded. */
 export const WIDGET_CONFIG_SCHEMA = {
   type: 'object',
-  properties: { ...CUSTOM_CONFIG_PROPERTIES, ...WIDGET_CONFIG_EXTENSIONS },
+  properties: Object.fromEntries(Object.entries({ ...CUSTOM_CONFIG_PROPERTIES, ...WIDGET_CONFIG_EXTENSIONS }).map(([k, v]) => [k, bounded(k, v as JsonSchema)])),
   additionalProperties: false,
 } as const;
 
@@ -50,6 +95,7 @@ export interface Settings {
   readonly enableProfanityFilter: boolean;
   readonly requireSSO: boolean;
   readonly disablePolls: boolean;
+  readonly maxReactionIdsPerPage: number;
   readonly disableBlocking: boolean;
   readonly disableAutoHashTagCreation: boolean;
   readonly readonly: boolean;
@@ -72,6 +118,7 @@ export const SETTING_DEFAULTS = {
   enableProfanityFilter: false,
   requireSSO: false,
   disablePolls: false,
+  maxReactionIdsPerPage: 50,
   disableBlocking: false,
   disableAutoHashTagCreation: false,
   readonly: false,

@@ -31,6 +31,12 @@ export interface UserDoc extends Doc {
   isAdmin?: boolean;
   isModerator?: boolean;
   optedInNotifications?: boolean;
+  /**
+   * SSO users: true when made or last changed by a signed (secure) payload. Unsigned (simple)
+   * payloads may only change users that simple single sign-on made. Absent on users stored
+   * before it was recorded: their id says (`simple-` ids come from simple single sign-on).
+   */
+  ssoSecure?: boolean;
 }
 
 /**
@@ -57,8 +63,11 @@ export type UserProtocol = {
   get: { in: null; out: UserDoc | null };
   /** Creates or replaces the user. */
   put: { in: { user: UserDoc }; out: UserDoc };
-  /** Creates or updates a single sign-on user from a verified (or simple) payload; writes only on change. */
-  upsertSso: { in: { fields: SsoUserFields }; out: UserDoc };
+  /**
+   * Creates or updates a single sign-on user from a payload, `secure` when it was signed;
+   * writes only on change. An unsigned payload cannot change a user made by a signed one.
+   */
+  upsertSso: { in: { fields: SsoUserFields; secure: boolean }; out: UserDoc };
 };
 
 /** `user:<tenantId>:<userId>` */

@@ -60,6 +60,11 @@ export function mergeSsoUser(current: UserDoc | null, base: Pick<UserDoc, '_id' 
   return next;
 }
 
+/** Whether a single sign-on user was made by a signed payload (see `UserDoc.ssoSecure`). */
+function madeSecurely(user: UserDoc, tenantId: string): boolean {
+  return user.ssoSecure ?? !user._id.startsWith(`${tenantId}:simple-`);
+}
+
 function sameUser(a: UserDoc, b: UserDoc): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -85,9 +90,14 @@ export class UserActor extends Actor<UserProtocol> {
       this.#saveUser(user);
       return user;
     },
-    upsertSso: ({ fields }) => {
-      if (this.#user !== null && this.#user.kind !== 'sso') throw new ApiError('invalid-user', 'This user id belongs to a user that is not a single sign-on user.');
-      const next = mergeSsoUser(this.#user, { _id: this.#userId, tenantId: this.#tenantId }, fields, new Date(clock.now()).toISOString());
+    upsertSso: ({ fields, secure }) => {
+      const current = this.#user;
+      if (current !== null && current.kind !== 'sso') throw new ApiError('invalid-user', 'This user id belongs to a user that is not a single sign-on user.');
+      if (!secure && current !== null && madeSecurely(current, this.#tenantId)) {
+        throw new ApiError('invalid-sso', 'This user is managed by secure single sign-on: an unsigned payload cannot change it.');
+      }
+      const next = mergeSsoUser(current, { _id: this.#userId, tenantId: this.#tenantId }, fields, new Date(clock.now()).toISOString());
+      next.ssoSecure = secure || (current !== null && madeSecurely(current, this.#tenantId));
       if (this.#user !== null && sameUser(this.#user, next)) return this.#user;
       this.#saveUser(next);
       return next;

@@ -1,5 +1,6 @@
 /** The registry of benchmark suites. */
 import type { Suite } from '../lib/suite.js';
+import { cluster } from './cluster.js';
 import { commentsGet } from './comments-get.js';
 import { email } from './email.js';
 import { engineHotActor } from './engine-hot-actor.js';
@@ -10,4 +11,4 @@ import { pollVotes } from './poll-votes.js';
 import { votesPost } from './votes-post.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes, email];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes, cluster, email];

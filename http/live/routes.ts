@@ -57,8 +57,8 @@ export const liveRoutes = [
       const endTime = query.endTime ?? Number.MAX_SAFE_INTEGER;
       if (endTime < query.startTime) throw new ApiError('invalid-param', 'endTime must not be before startTime.');
       await assertMayListen(app.system, tenantId, urlId, userId);
-      const events = await app.system.ask(EventLogKind, eventLogActorId(tenantId, urlId), 'read', { startTime: query.startTime, endTime });
-      return new RawJson(`{"status":"success","events":${events}}`);
+      const window = await app.system.ask(EventLogKind, eventLogActorId(tenantId, urlId), 'read', { startTime: query.startTime, endTime });
+      return new RawJson(`{"status":"success","events":${window.json},"hasMore":${window.more}}`);
     },
   }),
   route({

@@ -2,12 +2,15 @@ import { type AccessChanged, pageTopic, userTopic } from '../../actors/live/live
 import type { LiveIds } from '../../actors/live/live-ids.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
 import type { BusListener } from '../../engine/event-bus.js';
+import { clock } from '../../engine/clock.js';
 import { log } from '../../engine/log.js';
 import { LIVE_PING, LIVE_PONG } from '../../actors/live/live-wire.js';
 import { ApiError } from '../../engine/errors.js';
 import { parseQuery, type Query } from '../query.js';
 import { errorReply } from '../respond.js';
 import type { LiveBehavior, LiveSocket } from '../uws.js';
+import { limitKey } from '../client-address.js';
+import type { PublicLimits } from '../rate-limit.js';
 import { assertMayListen } from './page-access.js';
 
 /** Limits of the `/sub` channel, documented in docs/live.md. */
@@ -22,6 +25,12 @@ export const SUB_LIMITS = {
   idleTimeoutSeconds: 120,
   /** Clients only ever send `ping`. */
   maxMessageBytes: 1024,
+  /**
+   * Messages a client may send per second (clients ping once a minute); one that sends more is
+   * closed with 1008: a flood of small frames would otherwise take the server's time from
+   * everyone else.
+   */
+  maxMessagesPerSecond: 10,
 } as const;
 
 /** What a subscriber listens to, decided at upgrade. */
@@ -31,6 +40,8 @@ export interface Subscription {
   /** The verified user, or null for an anonymous reader. */
   readonly userId: string | null;
   readonly topics: readonly string[];
+  /** Messages received in the current one-second window (counted by the channel). */
+  readonly traffic: { windowStart: number; count: number };
 }
 
 const NO_USER = new Set(['', 'null', 'undefined']);
@@ -69,7 +80,7 @@ export function subscriptionFor(liveIds: LiveIds, query: Query): Subscription {
   }
   const topics = [pageTopic(tenantId, urlId)];
   if (userId !== null) topics.push(userTopic(tenantId, userId));
-  return { tenantId, urlId, userId, topics };
+  return { tenantId, urlId, userId, topics, traffic: { windowStart: 0, count: 0 } };
 }
 
 /** Close code for a reader whose page stopped admitting it (RFC 6455: policy violation). */
@@ -90,12 +101,17 @@ export const REFUSED_CLOSE = 1008;
 export class SubChannel {
   readonly #liveIds: LiveIds;
   readonly #system: ActorSystem;
+  readonly #limits: PublicLimits;
   /** Open connections, by tenant: the ones a change of access may refuse. */
   readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
+  readonly #follow: ((topics: readonly string[]) => Promise<void>) | undefined;
 
-  constructor(liveIds: LiveIds, system: ActorSystem) {
+  /** @param follow cluster mode: makes events of other nodes on these topics reach this one */
+  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits, follow?: (topics: readonly string[]) => Promise<void>) {
     this.#liveIds = liveIds;
     this.#system = system;
+    this.#limits = limits;
+    this.#follow = follow;
   }
 
   /** The websocket behaviour to serve `/sub` with. */
@@ -106,8 +122,10 @@ export class SubChannel {
     maxPayloadLength: SUB_LIMITS.maxMessageBytes,
     upgrade: async (req) => {
       try {
+        this.#limits.requests.spend(limitKey(req.ip), 'requests');
         const subscription = subscriptionFor(this.#liveIds, parseQuery(req.query));
         await assertMayListen(this.#system, subscription.tenantId, subscription.urlId, subscription.userId);
+        if (this.#follow !== undefined) await this.#follow(subscription.topics);
         return { accept: subscription };
       } catch (err) {
         return { refuse: errorReply(err) };
@@ -123,6 +141,16 @@ export class SubChannel {
       sockets.add(socket);
     },
     message: (socket, text) => {
+      const traffic = socket.data.traffic;
+      const now = clock.now();
+      if (now - traffic.windowStart >= 1000) {
+        traffic.windowStart = now;
+        traffic.count = 0;
+      }
+      if (++traffic.count > SUB_LIMITS.maxMessagesPerSecond) {
+        if (traffic.count === SUB_LIMITS.maxMessagesPerSecond + 1) socket.close(REFUSED_CLOSE, 'message-rate');
+        return;
+      }
       if (text === LIVE_PING) socket.send(LIVE_PONG);
     },
     close: (socket) => {

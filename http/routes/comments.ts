@@ -11,8 +11,9 @@ import { TENANT_VIEWS, TenantKind, tenantSettings } from '../../actors/tenant/te
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
+import { freeForm } from '../validation.js';
 import { sendWelcome, welcomeAddress } from './comment-emails.js';
-import { COMMENT_ID_PARAM, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
+import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
 interface ListParams {
   urlId?: string;
@@ -33,6 +34,9 @@ interface ListParams {
   toDate?: number;
 }
 
+/** A time in ms since 1970 that a JavaScript `Date` can hold (up to the year 275760). */
+const EPOCH_MS: Schema = { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 };
+
 const LIST_QUERY: Schema = {
   type: 'object',
   properties: {
@@ -50,15 +54,22 @@ const LIST_QUERY: Schema = {
     anonUserId: USER_ID,
     userId: USER_ID,
     hashTag: { type: 'array', items: text(100, 1), maxItems: 20 },
-    fromDate: { type: 'integer', minimum: 0 },
-    toDate: { type: 'integer', minimum: 0 },
+    fromDate: EPOCH_MS,
+    toDate: EPOCH_MS,
   },
 };
 
 const bool: Schema = { type: 'boolean' };
 const int: Schema = { type: 'integer' };
 const stringList = (max: number): Schema => ({ type: 'array', items: text(256), maxItems: max });
-const anyObject: Schema = { type: 'object', additionalProperties: true };
+/**
+ * Free-form fields (a comment's `meta`, `questionValues`): bounded in size and field names, so
+ * one comment cannot carry a megabyte into every read and event of its page.
+ */
+export const FREE_FORM_LIMITS = { maxBytes: 16_384, maxKeys: 256 } as const;
+const freeObject = (nullable: boolean): Schema =>
+  freeForm({ type: nullable ? ['object', 'null'] : 'object', additionalProperties: true }, FREE_FORM_LIMITS.maxBytes, FREE_FORM_LIMITS.maxKeys);
+const anyObject: Schema = freeObject(false);
 
 const MENTION: Schema = {
   type: 'object',
@@ -67,7 +78,7 @@ const MENTION: Schema = {
 };
 const HASH_TAG_ENTRY: Schema = {
   type: 'object',
-  properties: { id: text(256), tag: text(100, 1), url: nullableText(2048), retain: bool },
+  properties: { id: text(256), tag: text(100, 1), url: link(2048, true), retain: bool },
   required: ['tag'],
 };
 
@@ -80,17 +91,17 @@ const CREATE_BODY: Schema = {
     localDateHours: int,
     commenterName: text(1000),
     commenterEmail: nullableText(1000),
-    commenterLink: nullableText(2048),
+    commenterLink: link(2048, true),
     comment: { type: 'string' },
     productId: int,
     userId: nullableText(256),
-    avatarSrc: nullableText(2048),
+    avatarSrc: imageSrc(2048, true),
     parentId: nullableText(128),
     mentions: { type: 'array', items: MENTION, maxItems: 100 },
     hashTags: { type: 'array', items: HASH_TAG_ENTRY, maxItems: 100 },
     pageTitle: text(1000),
     isFromMyAccountPage: bool,
-    url: text(4096),
+    url: link(4096),
     urlId: URL_ID,
     meta: anyObject,
     moderationGroupIds: stringList(100),
@@ -122,12 +133,12 @@ const PATCH_BODY: Schema = {
   properties: {
     urlId: URL_ID,
     urlIdRaw: text(4096),
-    url: text(4096),
+    url: link(4096),
     pageTitle: nullableText(1000),
     userId: nullableText(256),
     commenterEmail: nullableText(1000),
     commenterName: text(1000),
-    commenterLink: nullableText(2048),
+    commenterLink: link(2048, true),
     comment: { type: 'string' },
     commentHTML: { type: 'string', maxLength: 200_000 },
     parentId: nullableText(128),
@@ -145,7 +156,7 @@ const PATCH_BODY: Schema = {
     reviewed: bool,
     externalId: text(256),
     externalParentId: nullableText(256),
-    avatarSrc: nullableText(2048),
+    avatarSrc: imageSrc(2048, true),
     isSpam: bool,
     approved: bool,
     isDeleted: bool,
@@ -156,7 +167,7 @@ const PATCH_BODY: Schema = {
     isLocked: { type: ['boolean', 'null'] },
     flagCount: { type: ['integer', 'null'] },
     displayLabel: nullableText(256),
-    meta: { type: ['object', 'null'], additionalProperties: true },
+    meta: freeObject(true),
     moderationGroupIds: { type: ['array', 'null'], items: text(256), maxItems: 100 },
     feedbackIds: stringList(100),
   },

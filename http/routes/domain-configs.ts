@@ -1,6 +1,7 @@
 import { domainConfigView, type DomainConfigInput } from '../../actors/tenant/domain-configs.js';
 import { TenantKind } from '../../actors/tenant/tenant-actor.js';
 import { route, type Schema } from '../route.js';
+import { imageSrc, link } from './page-context.js';
 
 const text = (maxLength: number): Schema => ({ type: 'string', maxLength });
 
@@ -8,9 +9,9 @@ const FIELDS: Record<string, Schema> = {
   domain: text(253),
   emailFromName: text(200),
   emailFromEmail: text(300),
-  logoSrc: text(2048),
-  logoSrc100px: text(2048),
-  footerUnsubscribeURL: text(2048),
+  logoSrc: imageSrc(2048),
+  logoSrc100px: imageSrc(2048),
+  footerUnsubscribeURL: link(2048),
   emailHeaders: { type: 'object', additionalProperties: text(1000), maxProperties: 50 },
 };
 

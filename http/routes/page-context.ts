@@ -13,6 +13,11 @@ export const text = (maxLength: number, minLength = 0): Schema => (minLength > 0
 /** A string of at most `maxLength` characters, or null. */
 export const nullableText = (maxLength: number): Schema => ({ type: ['string', 'null'], maxLength });
 
+/** A link: an absolute http(s) URL of at most `maxLength` characters (`invalid-url` otherwise). */
+export const link = (maxLength: number, nullable = false): Schema => ({ type: nullable ? ['string', 'null'] : 'string', maxLength, format: 'http-url' });
+/** An image source: an http(s) URL or a root-relative path. */
+export const imageSrc = (maxLength: number, nullable = false): Schema => ({ type: nullable ? ['string', 'null'] : 'string', maxLength, format: 'image-src' });
+
 /** Ids of users and anonymous sessions as callers send them. */
 export const USER_ID: Schema = text(256, 1);
 /** A urlId (any text; blank ones are refused by the routes with `missing-url-id`). */

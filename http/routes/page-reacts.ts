@@ -113,7 +113,11 @@ function write(path: string, method: 'POST' | 'DELETE', kind: ReactKind) {
     query: kind === REACT_KINDS.like ? WRITE_QUERY : method === 'POST' ? V2_WRITE_QUERY : { ...V2_WRITE_QUERY, properties: { ...base, id: REACT_ID } },
     missingCodes,
     handle: async (req) => {
-      const { reader, page } = await context(req);
+      const { settings, reader, page } = await context(req);
+      // As the live channels: a page that requires single sign-on takes nothing from anyone else.
+      if (settings.requireSSO && (reader.sso === undefined || !reader.sso.secure)) {
+        throw new ApiError('sso-required', 'This page requires single sign-on: likes and reactions need a signed sso payload.');
+      }
       const { code } = await req.app.system.ask(PageKind, page, 'react', {
         kind,
         reactId: kind === REACT_KINDS.like ? '' : req.query.id!,
@@ -121,6 +125,11 @@ function write(path: string, method: 'POST' | 'DELETE', kind: ReactKind) {
         remove: method === 'DELETE',
         title: method === 'POST' ? (req.query.title ?? null) : null,
         url: null,
+        rules: {
+          maxReactionIds: settings.maxReactionIdsPerPage,
+          pagesPerHour: req.app.config.anonPagesPerHour,
+          readerGroups: settings.requireSSO ? (reader.sso!.user.groupIds ?? []) : null,
+        },
       });
       return code === null ? {} : { code };
     },
@@ -139,7 +148,7 @@ export const pageReactRoutes = [
     handle: async (req) => {
       const mode = publicMode(req.query.includeUserInfo);
       const { tenantId, urlId, settings, reader, page } = await context(req);
-      const state = await req.app.system.ask(PageKind, page, 'reactState', { userKey: reader.user.key, kind: REACT_KINDS.like, reactId: null, recent: REACT_USERS_LOOKED_UP });
+      const state = await req.app.system.ask(PageKind, page, 'reactState', { userKey: reader.user.key, kind: REACT_KINDS.like, reactId: null, recent: mode === undefined ? 0 : REACT_USERS_LOOKED_UP });
       const answer: Record<string, unknown> = {
         urlIdWS: req.app.liveIds.urlIdWS(tenantId, urlId),
         didLike: state.pageExists && state.didLike,
@@ -166,7 +175,7 @@ export const pageReactRoutes = [
     handle: async (req) => {
       const mode = publicMode(req.query.includeUserInfo);
       const { tenantId, settings, reader, page } = await context(req);
-      const state = await req.app.system.ask(PageKind, page, 'reactState', { userKey: reader.user.key, kind: REACT_KINDS.react, reactId: null, recent: REACT_USERS_LOOKED_UP });
+      const state = await req.app.system.ask(PageKind, page, 'reactState', { userKey: reader.user.key, kind: REACT_KINDS.react, reactId: null, recent: mode === undefined ? 0 : REACT_USERS_LOOKED_UP });
       const answer: Record<string, unknown> = { reactedIds: state.pageExists ? state.reactedIds : [], counts: state.pageExists ? state.counts : {} };
       if (mode !== undefined) {
         checkMayViewUsers(settings, state, reader);

@@ -1,12 +1,15 @@
 import { pageLocator } from '../../actors/page/locator.js';
-import { type PageDoc, pageView } from '../../actors/page/page-doc.js';
+import { pageView } from '../../actors/page/page-doc.js';
 import { PageKind, pageActorId } from '../../actors/page/protocol.js';
 import { REACT_KINDS } from '../../actors/page/react-doc.js';
 import { SiteKind } from '../../actors/site/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import { route, type Schema } from '../route.js';
-import { requireUrlId, text, URL_ID } from './page-context.js';
+import { link, requireUrlId, text, URL_ID } from './page-context.js';
 import { REACT_USERS_LOOKED_UP, reactUsers, type UserInfoMode, userEntry } from './page-reacts.js';
+
+/** Most pages one `GET /api/v1/pages` answers (and its default): `skip` pages through the rest. */
+export const PAGES_PER_LIST = 1000;
 
 const GROUPS: Schema = { type: 'array', items: text(256), maxItems: 100 };
 const COUNTS = ['commentCount', 'rootCommentCount'] as const;
@@ -14,12 +17,13 @@ const COUNTS = ['commentCount', 'rootCommentCount'] as const;
 /** `CreateAPIPageData`; the counts are accepted by the schema so they can be refused clearly. */
 const CREATE_BODY: Schema = {
   type: 'object',
-  properties: { urlId: URL_ID, url: text(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
+  properties: { urlId: URL_ID, url: link(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
   required: ['urlId', 'title', 'url'],
 };
 const PATCH_BODY: Schema = {
   type: 'object',
-  properties: { urlId: URL_ID, url: text(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
+  minProperties: 1,
+  properties: { urlId: URL_ID, url: link(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
 };
 const ID_PARAM: Schema = { type: 'object', properties: { id: text(128, 1) }, required: ['id'] };
 const USER_INFO_QUERY: Schema = {
@@ -47,13 +51,14 @@ const pageNotFound = (id: string) => () => new ApiError('not-found', `No page ${
 
 /** Pages: the records of the tenant's pages, and server-side reads of their likes and reactions. */
 export const pageRoutes = [
-  route<Record<string, unknown>, undefined>({
+  route<{ skip?: number; limit?: number }, undefined>({
     method: 'GET',
     path: '/api/v1/pages',
     access: 'tenant',
-    handle: async ({ app, tenantId }) => {
-      const pages: PageDoc[] = await app.system.ask(SiteKind, tenantId, 'listPages', null);
-      return { pages: pages.map(pageView) };
+    query: { type: 'object', properties: { skip: { type: 'integer', minimum: 0, maximum: 100_000_000 }, limit: { type: 'integer', minimum: 1, maximum: PAGES_PER_LIST } } },
+    handle: async ({ app, tenantId, query }) => {
+      const { pages, hasMore } = await app.system.ask(SiteKind, tenantId, 'listPages', { skip: query.skip ?? 0, limit: query.limit ?? PAGES_PER_LIST });
+      return { pages: pages.map(pageView), hasMore };
     },
   }),
 
@@ -137,8 +142,8 @@ export const pageRoutes = [
     missingCodes: { urlId: 'missing-url-id' },
     handle: async ({ app, tenantId, query }) => {
       const urlId = requireUrlId(query.urlId);
-      const state = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'reactState', { userKey: null, kind: REACT_KINDS.like, reactId: null, recent: REACT_USERS_LOOKED_UP });
       const mode = query.includeUserInfo;
+      const state = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'reactState', { userKey: null, kind: REACT_KINDS.like, reactId: null, recent: mode === undefined ? 0 : REACT_USERS_LOOKED_UP });
       const users = state.pageExists && mode !== undefined ? await reactUsers(app, tenantId, state, mode) : [];
       return { likeCount: state.pageExists ? state.likeCount : 0, users: users.map((u) => userEntry(u.user, mode === 'include-private')) };
     },
@@ -152,8 +157,8 @@ export const pageRoutes = [
     missingCodes: { urlId: 'missing-url-id' },
     handle: async ({ app, tenantId, query }) => {
       const urlId = requireUrlId(query.urlId);
-      const state = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'reactState', { userKey: null, kind: REACT_KINDS.react, reactId: null, recent: REACT_USERS_LOOKED_UP });
       const mode = query.includeUserInfo;
+      const state = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'reactState', { userKey: null, kind: REACT_KINDS.react, reactId: null, recent: mode === undefined ? 0 : REACT_USERS_LOOKED_UP });
       const users = state.pageExists && mode !== undefined ? await reactUsers(app, tenantId, state, mode) : [];
       return {
         counts: state.pageExists ? state.counts : {},

@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { limitKey, normalizeAddress } from '../client-address.js';
 import { PollKind, pollActorId, PollVoteLocatorKind, pollVoteLocatorId } from '../../actors/poll/protocol.js';
 import { UserKind, userActorId } from '../../actors/user/protocol.js';
 import { ApiError } from '../../engine/errors.js';
@@ -56,7 +56,9 @@ export const pollVoteRoutes = [
     handle: async (req) => {
       const { app, tenantId, body } = req;
       if (body.userId === undefined && body.anonUserId === undefined) throw new ApiError('missing-user-id');
-      if (body.ip !== undefined && isIP(body.ip) === 0) throw new ApiError('invalid-param', 'Field "ip" in the body must be an IPv4 or IPv6 address.');
+      // One address has many spellings; the limit and the stored hash must see one.
+      const ip = body.ip === undefined ? null : normalizeAddress(body.ip);
+      if (ip === undefined) throw new ApiError('invalid-param', 'Field "ip" in the body must be an IPv4 or IPv6 address.');
       if (body.userId !== undefined) {
         // Outside the poll's mailbox: a user's first lookup may wait on storage.
         const user = await app.system.ask(UserKind, userActorId(tenantId, body.userId), 'get', null);
@@ -66,8 +68,8 @@ export const pollVoteRoutes = [
         optionId: body.optionId,
         userId: body.userId ?? null,
         anonUserId: body.anonUserId ?? null,
-        ip: body.ip ?? null,
-        rateKey: body.ip ?? req.ip,
+        ip,
+        rateKey: limitKey(ip ?? req.ip),
       });
       // The hottest route of polls: serialised here in one go rather than spread and re-read.
       return new RawJson(`{"status":"success","pollVote":${JSON.stringify(pollVote)},"poll":${JSON.stringify(poll)}}`);

@@ -178,7 +178,7 @@ for (const storage of storages()) {
       assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { votesUp: 9 } })), [400, 'calculated-field']);
       assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { commenterEmail: 'nobody@example.com' } })), [400, 'invalid-user']);
       const other = await t.api<{ user: { id: string } }>('POST', '/api/v1/comments', {
-        body: { commenterName: 'Known', commenterEmail: 'known@example.com', comment: 'x', url: 'u', urlId: '/update-2', locale: 'en' },
+        body: { commenterName: 'Known', commenterEmail: 'known@example.com', comment: 'x', url: 'https://example.com/u', urlId: '/update-2', locale: 'en' },
       });
       r = await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { commenterEmail: 'Known@example.com' } });
       assert.deepEqual([r.status, r.body.comment.userId], [200, other.body.user.id]);
@@ -232,7 +232,7 @@ for (const storage of storages()) {
         const quiet = await postComment(t, '/live', { comment: 'quiet' });
         const loud = await t.api<{ comment: Comment; creditsCost: number }>('POST', '/api/v1/comments', {
           query: { isLive: true },
-          body: { commenterName: 'L', comment: 'loud', url: 'u', urlId: '/live', locale: 'en' },
+          body: { commenterName: 'L', comment: 'loud', url: 'https://example.com/u', urlId: '/live', locale: 'en' },
         });
         assert.equal(loud.body.creditsCost, 2);
         const published = rec.events.filter((e) => e.event['type'] === 'new-comment');
@@ -272,7 +272,7 @@ for (const storage of storages()) {
       assert.deepEqual(((await getComment(t, c._id))['poll'] as typeof poll).options.map((o) => o.id), poll.options.map((o) => o.id));
       await t.api('PATCH', '/api/v1/widget-config', { query: { urlId: '/no-polls' }, body: { disablePolls: true } });
       const refused = await t.api('POST', '/api/v1/comments', {
-        body: { commenterName: 'A', comment: 'x', url: 'u', urlId: '/no-polls', locale: 'en', poll: { question: 'Q', options: [{ label: 'a' }, { label: 'b' }] } },
+        body: { commenterName: 'A', comment: 'x', url: 'https://example.com/u', urlId: '/no-polls', locale: 'en', poll: { question: 'Q', options: [{ label: 'a' }, { label: 'b' }] } },
       });
       assert.deepEqual(outcome(refused), [403, 'polls-disabled']);
     });
@@ -288,6 +288,9 @@ for (const storage of storages()) {
 
       assert.equal((await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { isLocked: true } })).status, 200);
       assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/polls/${c._id}`, { body: { question: 'Changed?' } })), [423, 'locked']);
+      // Unlocking and changing in one request is refused, and changes nothing: unlock first.
+      assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { isLocked: false, comment: 'sneaky' } })), [423, 'locked']);
+      assert.equal((await getComment(t, c._id)).comment, 'poll');
       assert.equal((await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { isLocked: false } })).status, 200);
       assert.equal((await t.api('PATCH', `/api/v1/polls/${c._id}`, { body: { question: 'Changed?' } })).status, 200);
 
@@ -305,7 +308,7 @@ for (const storage of storages()) {
       const emails = Array.from({ length: 8 }, (_, i) => `claim${i}@example.com`);
       const results = await inParallel(40, 40, (i) =>
         t.api<{ comment: Comment; code?: string }>('POST', '/api/v1/comments', {
-          body: { commenterName: 'Same Name', commenterEmail: emails[i % emails.length], comment: `c${i}`, url: 'u', urlId: `/claims-${i % 3}`, locale: 'en' },
+          body: { commenterName: 'Same Name', commenterEmail: emails[i % emails.length], comment: `c${i}`, url: 'https://example.com/u', urlId: `/claims-${i % 3}`, locale: 'en' },
         }),
       );
       const ok = results.filter((r) => r.status === 200);
@@ -316,7 +319,7 @@ for (const storage of storages()) {
       assert.equal(ok.length, 5);
       assert.equal(new Set(ok.map((r) => r.body.comment.userId)).size, 1);
       const differentCase = await t.api('POST', '/api/v1/comments', {
-        body: { commenterName: 'same   NAME', commenterEmail: 'other@example.com', comment: 'x', url: 'u', urlId: '/claims-x', locale: 'en' },
+        body: { commenterName: 'same   NAME', commenterEmail: 'other@example.com', comment: 'x', url: 'https://example.com/u', urlId: '/claims-x', locale: 'en' },
       });
       assert.deepEqual(outcome(differentCase), [409, 'username-taken']);
     });

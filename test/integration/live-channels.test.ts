@@ -55,7 +55,8 @@ for (const storage of storages()) {
       for (const reader of [...readers, withUser]) {
         const event = await reader.next();
         assert.equal(event.type, LIVE_EVENT_TYPES.newVote);
-        assert.deepEqual(event.vote, { _id: 'v1', commentId: 'c1', direction: 1 });
+        // The public projection: no voter, whatever the publisher put in.
+        assert.deepEqual(event.vote, { _id: 'v1', commentId: 'c1', userId: null, direction: 1, verificationId: null });
       }
       // Had the event leaked to the other subscribers, it would come before their own first event.
       await emit(t, pageTopic(tenantId, '/post/2'), [voteEvent(2)]);
@@ -201,7 +202,7 @@ for (const storage of storages()) {
       const ids = t.server.services.liveIds;
       const system = t.server.services.system;
       for (const [id, groupIds] of [['in-group', ['g1', 'g9']], ['outsider', ['g2']]] as const) {
-        await system.ask(UserKind, userActorId(tenantId, id), 'upsertSso', { fields: { username: id, groupIds: [...groupIds] } });
+        await system.ask(UserKind, userActorId(tenantId, id), 'upsertSso', { fields: { username: id, groupIds: [...groupIds] }, secure: true });
       }
       assert.equal((await t.api('POST', '/api/v1/pages', { body: { urlId: '/club', url: 'https://example.com/club', title: 'Club', accessibleByGroupIds: ['g1'] } })).status, 200);
       const page = { tenantIdWS: ids.tenantIdWS(tenantId), urlId: ids.urlIdWS(tenantId, '/club') };
@@ -225,9 +226,9 @@ for (const storage of storages()) {
       assert.deepEqual([log.status, log.body['code']], [403, 'page-forbidden'], 'nor may an outsider catch up from the log');
 
       // A member who leaves the group is closed; the other member stays.
-      await system.ask(UserKind, userActorId(tenantId, 'leaving'), 'upsertSso', { fields: { username: 'leaving', groupIds: ['g1'] } });
+      await system.ask(UserKind, userActorId(tenantId, 'leaving'), 'upsertSso', { fields: { username: 'leaving', groupIds: ['g1'] }, secure: true });
       const leaver = await LiveClient.connect(as('leaving'));
-      await system.ask(UserKind, userActorId(tenantId, 'leaving'), 'upsertSso', { fields: { groupIds: ['g3'] } });
+      await system.ask(UserKind, userActorId(tenantId, 'leaving'), 'upsertSso', { fields: { groupIds: ['g3'] }, secure: true });
       assert.equal(await closeCode(leaver), 1008, 'a reader who left the page\'s groups is closed');
       await emit(t, pageTopic(tenantId, '/club'), [voteEvent(61)]);
       assert.equal((await member.next())['seq'], 61, 'the members who stayed still listen');

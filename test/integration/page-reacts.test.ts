@@ -161,7 +161,7 @@ for (const storage of storages()) {
     test('pages that require single sign-on show who reacted only to users who may view them', async () => {
       const urlId = '/members';
       await t.api('PATCH', '/api/v1/widget-config', { query: { urlId }, body: { requireSSO: true } });
-      const page = await t.api<{ page: { id: string } }>('POST', '/api/v1/pages', { body: { urlId, url: 'u', title: 'Members', accessibleByGroupIds: ['gold'] } });
+      const page = await t.api<{ page: { id: string } }>('POST', '/api/v1/pages', { body: { urlId, url: 'https://example.com/u', title: 'Members', accessibleByGroupIds: ['gold'] } });
       const member = secureSso(t.tenant.apiSecret, { id: 'member', username: 'member', groupIds: ['gold'] });
       const outsider = secureSso(t.tenant.apiSecret, { id: 'outsider', username: 'outsider', groupIds: ['tin'] });
       await call(t, 'POST', reacts, { urlId, id: 'up', sso: member });

@@ -29,9 +29,9 @@ for (const storage of storages()) {
       const created = await t.api<{ page: Page }>('POST', '/api/v1/pages', { body: { urlId: '/p/one', url: 'https://e.com/one', title: 'One' } });
       assert.equal(created.status, 200);
       assert.deepEqual([created.body.page.urlId, created.body.page.title, created.body.page.commentCount, created.body.page.rootCommentCount], ['/p/one', 'One', 0, 0]);
-      assert.deepEqual(outcome(await t.api('POST', '/api/v1/pages', { body: { urlId: '/p/one', url: 'u', title: 'again' } })), [409, 'page-exists']);
-      assert.deepEqual(outcome(await t.api('POST', '/api/v1/pages', { body: { urlId: '/p/two', url: 'u', title: 'T', commentCount: 4 } })), [400, 'calculated-field']);
-      assert.deepEqual(outcome(await t.api('POST', '/api/v1/pages', { body: { url: 'u', title: 'T' } })), [400, 'missing-url-id']);
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/pages', { body: { urlId: '/p/one', url: 'https://example.com/u', title: 'again' } })), [409, 'page-exists']);
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/pages', { body: { urlId: '/p/two', url: 'https://example.com/u', title: 'T', commentCount: 4 } })), [400, 'calculated-field']);
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/pages', { body: { url: 'https://example.com/u', title: 'T' } })), [400, 'missing-url-id']);
       assert.deepEqual(outcome(await byUrlId('/p/two')), [404, 'not-found']);
       const id = created.body.page.id;
       assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/pages/${id}`, { body: { rootCommentCount: 1 } })), [400, 'calculated-field']);
@@ -56,10 +56,10 @@ for (const storage of storages()) {
     });
 
     test('changing a page\'s urlId moves it with its comments; an existing target is refused', async () => {
-      const page = (await t.api<{ page: Page }>('POST', '/api/v1/pages', { body: { urlId: '/old', url: 'u', title: 'Old' } })).body.page;
+      const page = (await t.api<{ page: Page }>('POST', '/api/v1/pages', { body: { urlId: '/old', url: 'https://example.com/u', title: 'Old' } })).body.page;
       const c = await postComment(t, '/old', { comment: 'moving' });
       await t.api('POST', '/api/v1/votes', { query: { commentId: c._id, direction: 'up', userId: 'v' } });
-      await t.api('POST', '/api/v1/pages', { body: { urlId: '/taken', url: 'u', title: 'Taken' } });
+      await t.api('POST', '/api/v1/pages', { body: { urlId: '/taken', url: 'https://example.com/u', title: 'Taken' } });
       assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/pages/${page.id}`, { body: { urlId: '/taken' } })), [409, 'page-exists']);
       assert.equal((await getComment(t, c._id)).urlId, '/old');
       const moved = await t.api<{ page: Page }>('PATCH', `/api/v1/pages/${page.id}`, { body: { urlId: '/new', title: 'New' } });
@@ -72,7 +72,7 @@ for (const storage of storages()) {
     });
 
     test('another tenant\'s page ids behave like unknown ids', async () => {
-      const page = (await t.api<{ page: Page }>('POST', '/api/v1/pages', { body: { urlId: '/isolated', url: 'u', title: 'Mine' } })).body.page;
+      const page = (await t.api<{ page: Page }>('POST', '/api/v1/pages', { body: { urlId: '/isolated', url: 'https://example.com/u', title: 'Mine' } })).body.page;
       const other = await t.addTenant();
       const as = { 'x-api-key': other.apiKey, 'x-tenant-id': other.tenantId };
       assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/pages/${page.id}`, { auth: 'none', headers: as, body: { title: 'x' } })), [404, 'not-found']);
@@ -100,7 +100,7 @@ for (const storage of storages()) {
       assert.deepEqual([patched.body.hashTag.tag, patched.body.hashTag.url], ['#yak', 'https://e.com/yak']);
       const renamed = await t.api<{ hashTag: { tag: string; url: string } }>('PATCH', '/api/v1/hash-tags/yak', { body: { tag: '#yakety' } });
       assert.deepEqual([renamed.body.hashTag.tag, renamed.body.hashTag.url], ['#yakety', 'https://e.com/yak']);
-      assert.deepEqual(outcome(await t.api('PATCH', '/api/v1/hash-tags/yak', { body: { url: 'x' } })), [404, 'not-found']);
+      assert.deepEqual(outcome(await t.api('PATCH', '/api/v1/hash-tags/yak', { body: { url: 'https://example.com/x' } })), [404, 'not-found']);
       assert.deepEqual(outcome(await t.api('PATCH', '/api/v1/hash-tags/xylo', { body: { tag: 'zeta' } })), [409, 'hashtag-exists']);
       assert.equal((await t.api('DELETE', `/api/v1/hash-tags/${encodeURIComponent('#yakety')}`)).status, 200);
       assert.deepEqual(outcome(await t.api('DELETE', '/api/v1/hash-tags/yakety')), [404, 'not-found']);
@@ -125,6 +125,33 @@ for (const storage of storages()) {
       assert.deepEqual((await t.api<{ hashTags: unknown[] }>('GET', '/api/v1/hash-tags', { auth: 'none', headers: as })).body.hashTags, []);
       assert.deepEqual(outcome(await t.api('DELETE', '/api/v1/hash-tags/zeta', { auth: 'none', headers: as })), [404, 'not-found']);
       assert.deepEqual(outcome(await t.api('POST', '/api/v1/hash-tags', { body: { tag: 'x', tenantId: other.tenantId } })), [403, 'tenant-id-mismatch']);
+      // The API description puts tenantId in these bodies: it names the tenant when the header and query do not.
+      const keyOnly = { 'x-api-key': t.tenant.apiKey };
+      assert.equal((await t.api('POST', '/api/v1/hash-tags', { auth: 'none', headers: keyOnly, body: { tag: 'bodied', tenantId: t.tenant.tenantId } })).status, 200);
+      assert.equal((await t.api('PATCH', '/api/v1/hash-tags/bodied', { auth: 'none', headers: keyOnly, body: { url: 'https://example.com/b', tenantId: t.tenant.tenantId } })).status, 200);
+      assert.equal((await t.api('POST', '/api/v1/hash-tags/bulk', { auth: 'none', headers: keyOnly, body: { tags: [{ tag: 'bulked' }], tenantId: t.tenant.tenantId } })).status, 200);
+      assert.equal((await t.api('DELETE', '/api/v1/hash-tags/bodied', { auth: 'none', headers: keyOnly, body: { tenantId: t.tenant.tenantId } })).status, 200);
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/hash-tags', { auth: 'none', headers: keyOnly, body: { tag: 'nobody' } })), [400, 'missing-tenant-id']);
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/hash-tags', { auth: 'none', headers: keyOnly, body: { tag: 'y', tenantId: other.tenantId } })), [401, 'invalid-api-key']);
+    });
+
+    test('the page list comes a bounded page at a time, oldest first', async () => {
+      const other = await t.addTenant();
+      const as = { 'x-api-key': other.apiKey, 'x-tenant-id': other.tenantId };
+      for (let i = 0; i < 5; i++) {
+        const r = await t.api('POST', '/api/v1/pages', { auth: 'none', headers: as, body: { urlId: `/paged-${i}`, url: `https://example.com/${i}`, title: `P${i}` } });
+        assert.equal(r.status, 200);
+      }
+      const list = (query: Record<string, number>) => t.api<{ pages: { urlId: string }[]; hasMore: boolean }>('GET', '/api/v1/pages', { auth: 'none', headers: as, query });
+      const first = await list({ limit: 2 });
+      assert.deepEqual([first.body.pages.map((p) => p.urlId), first.body.hasMore], [['/paged-0', '/paged-1'], true]);
+      const last = await list({ skip: 4, limit: 2 });
+      assert.deepEqual([last.body.pages.map((p) => p.urlId), last.body.hasMore], [['/paged-4'], false]);
+      assert.equal((await list({})).body.pages.length, 5);
+      assert.deepEqual(outcome(await list({ limit: 1001 })), [400, 'invalid-param']);
+      // An empty PATCH is refused like the other PATCH routes'.
+      const first0 = first.body.pages[0] as unknown as { id: string };
+      assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/pages/${first0.id}`, { auth: 'none', headers: as, body: {} })), [400, 'invalid-param']);
     });
   });
 }

@@ -114,12 +114,13 @@ for (const storage of storages()) {
       try {
         const late = await vote({ commentId, optionId: poll!.options[1]!.id, anonUserId: 'late' });
         assert.deepEqual([late.status, late.body['code' as never]], [409, 'poll-closed']);
+        // Deleting a vote works whenever the vote exists: poll-closed is only for casting.
         const retract = await t.api('DELETE', `/api/v1/poll-votes/${cast.body.pollVote.id}`);
-        assert.deepEqual([retract.status, retract.body['code']], [409, 'poll-closed']);
+        assert.equal(retract.status, 200, JSON.stringify(retract.body));
       } finally {
         clock.set(Date.now);
       }
-      assert.deepEqual(await counts(commentId), [1, 0]);
+      assert.deepEqual(await counts(commentId), [0, 0]);
     });
 
     test(`anonymous votes are rate limited per address per poll`, async () => {
@@ -133,6 +134,11 @@ for (const storage of storages()) {
       const limited = await vote({ commentId: a.commentId, optionId: optionA, anonUserId: 'rl-30', ip: '192.0.2.50' });
       assert.deepEqual([limited.status, limited.body['code' as never]], [429, 'rate-limited']);
       assert.match(String(limited.body['reason' as never]), /30 anonymous votes/);
+      // Every spelling of the address is the same address.
+      for (const spelling of ['::ffff:192.0.2.50', '192.000.002.050', '::FFFF:C000:0232', '[::ffff:192.0.2.50]']) {
+        const again = await vote({ commentId: a.commentId, optionId: optionA, anonUserId: 'rl-30', ip: spelling });
+        assert.deepEqual([again.status, again.body['code' as never]], [429, 'rate-limited'], spelling);
+      }
       assert.equal((await vote({ commentId: a.commentId, optionId: optionA, anonUserId: 'rl-30', ip: '192.0.2.51' })).status, 200, 'another address');
       assert.equal((await vote({ commentId: b.commentId, optionId: b.poll!.options[0]!.id, anonUserId: 'rl-30', ip: '192.0.2.50' })).status, 200, 'another poll');
       assert.equal((await vote({ commentId: a.commentId, optionId: optionA, userId: 'alice', ip: '192.0.2.50' })).status, 200, 'logged-in voters are not limited');

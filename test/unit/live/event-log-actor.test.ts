@@ -10,7 +10,7 @@ import { storeFixtures, type StoreHandle } from '../../fixtures/stores.js';
 import type { LiveEvent } from '../../../actors/live/live-events.js';
 import { storedEntries } from './fixtures.js';
 
-const LIMITS: EventLogLimits = { maxEventsPerPage: 50, retentionMs: 60_000, sweepBatch: 7 };
+const LIMITS: EventLogLimits = { maxEventsPerPage: 50, maxBytesPerPage: 10_000_000, maxReadBytes: 10_000_000, retentionMs: 60_000, sweepBatch: 7 };
 
 function boot(handle: StoreHandle): ActorSystem {
   const system = new ActorSystem({ store: handle.store });
@@ -30,7 +30,7 @@ function entries(urlId: string, from: number, count: number): EventLogDoc[] {
 }
 
 async function logged(system: ActorSystem, urlId: string, startTime = 0): Promise<number[]> {
-  const json = await system.ask(EventLogKind, eventLogActorId('t1', urlId), 'read', { startTime, endTime: Number.MAX_SAFE_INTEGER });
+  const { json } = await system.ask(EventLogKind, eventLogActorId('t1', urlId), 'read', { startTime, endTime: Number.MAX_SAFE_INTEGER });
   return (JSON.parse(json) as { data: string }[]).map((entry) => (JSON.parse(entry.data) as { seq: number }).seq);
 }
 

@@ -14,7 +14,7 @@ import {
   windowJson,
 } from '../../../actors/live/event-log-model.js';
 
-const LIMITS: EventLogLimits = { maxEventsPerPage: 5, retentionMs: 1000, sweepBatch: 10 };
+const LIMITS: EventLogLimits = { maxEventsPerPage: 5, maxBytesPerPage: 1_000_000, maxReadBytes: 1_000_000, retentionMs: 1000, sweepBatch: 10 };
 
 function doc(id: string, at: number, timestamp = at): EventLogDoc {
   return { _id: id, tenantId: 't', urlId: '/p', at, timestamp, broadcastId: id, event: { id } as unknown as LiveEvent };
@@ -33,7 +33,7 @@ function appendAll(batches: EventLogDoc[][]): LogChunk[] {
 }
 
 const read = (chunks: readonly LogChunk[], start = 0, end = Number.MAX_SAFE_INTEGER, now = 1500, limits = LIMITS) =>
-  (JSON.parse(windowJson(chunks, PAGE, start, end, now, limits)) as { _id: string }[]).map((e) => e._id);
+  (JSON.parse(windowJson(chunks, PAGE, start, end, now, limits).json) as { _id: string }[]).map((e) => e._id);
 
 describe('entry ids', () => {
   test('sort in the order they were made, even when the clock steps back', () => {
@@ -66,7 +66,7 @@ describe('appending entries', () => {
 
   test('a chunk records its bounds: last id, count, newest receipt, event timestamps', () => {
     const { chunk, writes } = storeChunk([doc('a', 100, 7), doc('b', 90, 9), doc('c', 95, 8)]);
-    assert.deepEqual({ ...chunk, entriesJson: undefined }, { id: 'a', lastId: 'c', count: 3, at: 100, firstTimestamp: 7, lastTimestamp: 9, entriesJson: undefined, items: undefined });
+    assert.deepEqual({ ...chunk, entriesJson: undefined }, { id: 'a', lastId: 'c', count: 3, at: 100, firstTimestamp: 7, lastTimestamp: 9, bytes: Buffer.byteLength(chunk.entriesJson), entriesJson: undefined, items: undefined });
     assert.deepEqual(writes.map((w) => w.op === 'put' && w.doc._id), ['a', 'a']);
   });
 });
@@ -130,7 +130,32 @@ describe('catch-up windows', () => {
   });
 
   test('each entry is the API description\'s EventLogEntry', () => {
-    const [entry] = JSON.parse(windowJson(chunks, PAGE, 10, 10, 1500, LIMITS)) as Record<string, unknown>[];
+    const [entry] = JSON.parse(windowJson(chunks, PAGE, 10, 10, 1500, LIMITS).json) as Record<string, unknown>[];
     assert.deepEqual(entry, { _id: 'a', createdAt: new Date(1000).toISOString(), tenantId: 't', urlId: '/p', broadcastId: 'a', data: '{"id":"a"}' });
+  });
+});
+
+describe('bounds in bytes', () => {
+  const big = (id: string, at: number) => ({ ...doc(id, at), event: { id, text: 'x'.repeat(1000) } as unknown as LiveEvent });
+
+  test('retention keeps the newest chunks that fit in maxBytesPerPage, and always the newest', () => {
+    const chunks = appendAll([[big('a', 1000)], [big('b', 1001)], [big('c', 1002)], [big('d', 1003)]]);
+    const perChunk = chunks[0]!.bytes;
+    assert.ok(perChunk > 1000);
+    const limits = { ...LIMITS, maxEventsPerPage: 100, maxBytesPerPage: perChunk * 2 };
+    assert.equal(chunksToDrop(chunks, 1100, limits), 2);
+    assert.equal(chunksToDrop(chunks, 1100, { ...limits, maxBytesPerPage: 10 }), 3, 'the newest chunk stays, however big');
+  });
+
+  test('a read stops at maxReadBytes (after at least one entry) and says there is more', () => {
+    const chunks = appendAll([[big('a', 1000), big('b', 1001), big('c', 1002)]]);
+    const whole = windowJson(chunks, PAGE, 0, Number.MAX_SAFE_INTEGER, 1100, LIMITS);
+    assert.equal(whole.more, false);
+    const one = (JSON.parse(whole.json) as { data: string }[])[0]!;
+    const limits = { ...LIMITS, maxReadBytes: Buffer.byteLength(JSON.stringify(one)) * 2 + 1 };
+    const first = windowJson(chunks, PAGE, 0, Number.MAX_SAFE_INTEGER, 1100, limits);
+    assert.deepEqual([(JSON.parse(first.json) as unknown[]).length, first.more], [2, true]);
+    const tiny = windowJson(chunks, PAGE, 0, Number.MAX_SAFE_INTEGER, 1100, { ...LIMITS, maxReadBytes: 1 });
+    assert.deepEqual([(JSON.parse(tiny.json) as unknown[]).length, tiny.more], [1, true]);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SlidingWindowLimit } from '../../../actors/poll/vote-rate-limit.js';
+import { SlidingWindowLimit } from '../../../engine/sliding-window.js';
 
 describe('sliding window limit', () => {
   test('allows max hits per key inside the window, then again as old hits leave it', () => {
