@@ -140,16 +140,26 @@ function compile(text: string): Compiled {
   }
 }
 
-/** Compiled templates by source text: compiling is the costly part of a render. */
+/**
+ * Compiled templates by source text: compiling is the costly part of a render. Bounded in
+ * entries and in source characters, so that the cache cannot crowd a worker's small heap.
+ */
 const compiled = new Map<string, Compiled>();
 const MAX_COMPILED = 200;
+const MAX_COMPILED_CHARS = 2_000_000;
+let compiledChars = 0;
 
 function compiledOf(text: string): Compiled {
   let entry = compiled.get(text);
   if (entry === undefined) {
     entry = compile(text);
-    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
     compiled.set(text, entry);
+    compiledChars += text.length;
+    while (compiled.size > 1 && (compiled.size > MAX_COMPILED || compiledChars > MAX_COMPILED_CHARS)) {
+      const oldest = compiled.keys().next().value!;
+      compiled.delete(oldest);
+      compiledChars -= oldest.length;
+    }
   }
   return entry;
 }
