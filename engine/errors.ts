@@ -69,6 +69,7 @@ export const ERRORS = {
   'sso-required': { status: 403, message: 'This page requires single sign-on.' },
   'page-forbidden': { status: 403, message: 'This user may not view this page.' },
   'too-many-reaction-ids': { status: 409, message: 'The page already has as many different reactions as it may have.' },
+  'domain-not-allowed': { status: 403, message: 'This site is not one of the domains configured to host this widget.' },
   'include-private-forbidden': { status: 422, message: 'includeUserInfo=include-private is only available with an API key.' },
   // Polls
   'polls-disabled': { status: 403, message: 'Polls are disabled in the site settings.' },
