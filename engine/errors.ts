@@ -82,6 +82,13 @@ export const ERRORS = {
   'poll-invalid-option': { status: 400, message: 'The poll has no option with this id.' },
   'poll-anonymous': { status: 403, message: 'The poll is anonymous: individual votes cannot be read.' },
   'poll-votes-restricted': { status: 403, message: 'Only administrators and moderators may read the votes of this poll: use an API credential.' },
+  // Email templates and the email outbox
+  'invalid-email-template-id': { status: 400, message: 'No email template definition has this emailTemplateId.' },
+  'domain-invalid': { status: 400, message: 'The domain matches none of the tenant\'s domain configurations.' },
+  'does-not-render': { status: 422, message: 'The template does not render with its test data.' },
+  'email-template-limit': { status: 409, message: 'The tenant has as many email templates as it may.' },
+  'email-queue-full': { status: 429, message: 'Too many emails of this tenant are waiting to be sent; nothing was changed. Retry later.' },
+  'invalid-link': { status: 400, message: 'The link is not valid or has expired.' },
   // Live channels
   'invalid-live-id': { status: 403, message: 'The tenantIdWS, urlIdWS or userIdWS was not issued by this server for this tenant.' },
   'websocket-required': { status: 426, message: 'This endpoint only accepts websocket connections.' },

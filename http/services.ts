@@ -7,6 +7,7 @@ import type { ActorSystem } from '../engine/actor-system.js';
 import type { Config } from '../engine/config.js';
 import type { EventBus } from '../engine/event-bus.js';
 import type { Store } from '../storage/store.js';
+import type { EmailServices } from '../email/index.js';
 
 /** What route handlers may use. Data an actor owns is reached through `system`, never `store`. */
 export interface AppServices {
@@ -23,4 +24,6 @@ export interface AppServices {
   readonly limits: PublicLimits;
   /** Runs aggregations in worker threads under their limits. */
   readonly aggregator: Aggregator;
+  /** Template rendering, the links in emails, and the outbox's sender. */
+  readonly email: EmailServices;
 }
