@@ -7,6 +7,7 @@ import type { PollInput } from '../../actors/poll/poll-model.js';
 import { POLL_INPUT_SCHEMA } from '../../actors/poll/poll-model.js';
 import { hashTagKey } from '../../actors/hashtag/hashtag-model.js';
 import { SiteKind } from '../../actors/site/protocol.js';
+import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { TENANT_VIEWS, TenantKind, tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
@@ -387,6 +388,7 @@ export const commentRoutes = [
         settings,
         isLive: query.isLive === true,
         doSpamCheck: query.doSpamCheck === true,
+        webhooks: await webhookTargets(app.system, tenantId),
       });
       pageLocator(app.system).remember('comment', tenantId, String(created.comment['_id']), urlId);
       if (welcome !== null) await sendWelcome(app, tenantId, created, welcome);
@@ -420,7 +422,8 @@ export const commentRoutes = [
           : null;
       const settings = await tenantSettings(app.system, tenantId, urlId);
       const isLive = query.isLive === true;
-      const result = await locator.ask('comment', tenantId, id, 'patchComment', { commentId: id, changes: body, settings, isLive, userIdForEmail }, notFound(id));
+      const webhooks = await webhookTargets(app.system, tenantId);
+      const result = await locator.ask('comment', tenantId, id, 'patchComment', { commentId: id, changes: body, settings, isLive, userIdForEmail, webhooks }, notFound(id));
       const answer = { comment: result.comment };
       if (result.moved !== null) {
         await app.system.ask(PageKind, pageActorId(tenantId, result.moved.urlId), 'adopt', { commentIds: result.moved.commentIds, isLive });
@@ -440,7 +443,8 @@ export const commentRoutes = [
     credits: (req) => (req.query.isLive ? 2 : 1),
     handle: async ({ app, tenantId, params, query }) => {
       const id = params['id']!;
-      await pageLocator(app.system).ask('comment', tenantId, id, 'deleteComment', { commentId: id, isLive: query.isLive === true }, notFound(id));
+      const webhooks = await webhookTargets(app.system, tenantId);
+      await pageLocator(app.system).ask('comment', tenantId, id, 'deleteComment', { commentId: id, isLive: query.isLive === true, webhooks }, notFound(id));
       return { action: 'hard-removed' };
     },
   }),
