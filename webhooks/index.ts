@@ -4,7 +4,8 @@
  * the sweeps that find work after a start (or a lost announcement) and expire old events.
  */
 import type { PendingWebhookEventDoc } from '../actors/webhook/protocol.js';
-import { WebhooksKind, WebhooksSweepKind } from '../actors/webhook/protocol.js';
+import { PendingEventsKind, WebhooksKind, WebhooksSweepKind } from '../actors/webhook/protocol.js';
+import { PendingEventsActor } from '../actors/webhook/pending-events-actor.js';
 import { WebhooksActor, type WebhookLimits } from '../actors/webhook/webhooks-actor.js';
 import { WebhooksSweepActor } from '../actors/webhook/webhooks-sweep-actor.js';
 import type { ActorSystem } from '../engine/actor-system.js';
@@ -53,6 +54,7 @@ export function createWebhooks(system: ActorSystem, bus: EventBus, config: Confi
   const limits = webhookLimits(config);
   system.register(WebhooksKind, (ctx) => new WebhooksActor(ctx, sender, limits));
   system.register(WebhooksSweepKind, (ctx) => new WebhooksSweepActor(ctx));
+  system.register(PendingEventsKind, (ctx) => new PendingEventsActor(ctx));
 
   // Announcements of one turn go to each tenant's actor as one message.
   let announced: Map<string, PendingWebhookEventDoc[]> | undefined;

@@ -87,7 +87,8 @@ export class WebhookSender implements DeliveryPort {
         this.attempts++;
         return this.#system.ask(WebhooksKind, doc.tenantId, 'attempted', { id: doc._id, result });
       })
-      .catch((err: unknown) => log.warn('webhook-attempt-unrecorded', { tenantId: doc.tenantId, id: doc._id, err }))
+      // Unrecorded, the event stays pending and is attempted again (at-least-once).
+      .catch((err: unknown) => (this.#closed ? log.debug : log.warn)('webhook-attempt-unrecorded', { tenantId: doc.tenantId, id: doc._id, err }))
       .finally(() => {
         // Unless the actor recorded the attempt and started the next one meanwhile.
         if (this.#attemptOf.get(doc._id) !== attempt) return;

@@ -2,11 +2,12 @@
  * Outbound webhooks, as callers know them:
  * - `webhooks:<tenantId>`: a tenant's subscriptions and the queue of its pending deliveries
  *   (the events themselves are written by page actors, in the batch of the comment change);
+ * - `pending-webhook-events:<tenantId>`: reads of the pending events (list, count);
  * - `webhooks-sweep:` (one): after a start and every minute, wakes the tenants with deliveries
  *   due; every hour, has tenants drop their events older than a year.
  *
  * Deadlock rules: a webhooks actor may ask tenant actors and tell itself; the sweep asks
- * webhooks actors. Nothing asks the sweep, and no webhooks actor asks a page actor: routes (and
+ * webhooks actors; the reader asks nothing. Nothing asks the sweep, and no webhooks actor asks a page actor: routes (and
  * other callers) ask it for its targets and pass them to the page actor.
  */
 import { defineKind } from '../../engine/actor.js';
@@ -134,9 +135,6 @@ export type WebhooksProtocol = {
   pump: { in: null; out: null };
   /** Records how an attempt ended. */
   attempted: { in: { id: string; result: DeliveryResult }; out: null };
-  /** Pending events, newest first: `limit` after `skip`. */
-  listPending: { in: { filter: PendingFilter; skip: number; limit: number }; out: PendingWebhookEventDoc[] };
-  countPending: { in: { filter: PendingFilter }; out: number };
   /** Removes one pending event; `not-found` when the tenant has none with this id. */
   removePending: { in: { id: string }; out: null };
   /** Drops events created before `cutoff` (epoch ms); answers how many. */
@@ -149,6 +147,18 @@ export const WebhooksKind = defineKind<WebhooksProtocol>('webhooks');
 export function webhookTargets(system: ActorSystem, tenantId: string): Promise<WebhookTarget[]> {
   return system.ask(WebhooksKind, tenantId, 'targets', null);
 }
+
+/**
+ * Reads of a tenant's pending events (`pending-webhook-events:<tenantId>`): durable documents,
+ * read apart from the webhooks actor so that a slow query never holds up its deliveries.
+ */
+export type PendingEventsProtocol = {
+  /** Pending events, newest first: `limit` after `skip`. */
+  list: { in: { filter: PendingFilter; skip: number; limit: number }; out: PendingWebhookEventDoc[] };
+  count: { in: { filter: PendingFilter }; out: number };
+};
+
+export const PendingEventsKind = defineKind<PendingEventsProtocol>('pending-webhook-events');
 
 export type WebhooksSweepProtocol = {
   /** Tells every tenant with deliveries due to pump. */

@@ -15,7 +15,7 @@ import {
   type WebhooksProtocol,
 } from './protocol.js';
 import { ReceiverQueues } from './receiver-queues.js';
-import { pendingFilter, sameSubscription, targetOf } from './webhook-model.js';
+import { sameSubscription, targetOf } from './webhook-model.js';
 
 /** Subscriptions by tenant; pending events by tenant and receiver in delivery order, by due time, by age. */
 export const webhookCollections: readonly CollectionSpec[] = [
@@ -166,16 +166,6 @@ export class WebhooksActor extends Actor<WebhooksProtocol> {
       await this.#refill();
       this.#pump();
       return null;
-    },
-
-    listPending: async ({ filter, skip, limit }) => {
-      await this.commitNow([]);
-      return this.store.find<PendingWebhookEventDoc>(C.pending, pendingFilter(this.id, filter), { sort: [['createdAt', -1], ['_id', -1]], skip, limit });
-    },
-
-    countPending: async ({ filter }) => {
-      await this.commitNow([]);
-      return this.store.count(C.pending, pendingFilter(this.id, filter));
     },
 
     removePending: async ({ id }) => {

@@ -1,4 +1,4 @@
-import { type PendingFilter, WebhooksKind } from '../../actors/webhook/protocol.js';
+import { PendingEventsKind, type PendingFilter, WebhooksKind } from '../../actors/webhook/protocol.js';
 import { pendingEventView } from '../../actors/webhook/webhook-model.js';
 import { route, type Schema } from '../route.js';
 import { text } from './page-context.js';
@@ -28,7 +28,7 @@ export const pendingWebhookEventRoutes = [
     query: LIST_QUERY,
     handle: async ({ app, tenantId, query }) => {
       const { skip, ...filter } = query;
-      const docs = await app.system.ask(WebhooksKind, tenantId, 'listPending', { filter, skip: skip ?? 0, limit: PENDING_PAGE_SIZE });
+      const docs = await app.system.ask(PendingEventsKind, tenantId, 'list', { filter, skip: skip ?? 0, limit: PENDING_PAGE_SIZE });
       return { pendingWebhookEvents: docs.map(pendingEventView) };
     },
   }),
@@ -37,7 +37,7 @@ export const pendingWebhookEventRoutes = [
     path: '/api/v1/pending-webhook-events/count',
     access: 'tenant',
     query: COUNT_QUERY,
-    handle: async ({ app, tenantId, query }) => ({ count: await app.system.ask(WebhooksKind, tenantId, 'countPending', { filter: query }) }),
+    handle: async ({ app, tenantId, query }) => ({ count: await app.system.ask(PendingEventsKind, tenantId, 'count', { filter: query }) }),
   }),
   route<Record<string, unknown>, undefined>({
     method: 'DELETE',
