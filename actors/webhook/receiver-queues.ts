@@ -133,25 +133,28 @@ export class ReceiverQueues {
     let nextAt = Infinity;
     let free = limits.free;
     const windows = [...this.#windows.values()];
-    if (windows.length === 0) return { start, nextAt };
+    if (windows.length === 0 || free <= 0) return { start, nextAt };
+    // In flight per receiver, from the few ids in flight rather than the whole windows.
+    const flying = new Map<string, number>();
+    for (const id of limits.inFlight) {
+      const doc = this.#byId.get(id);
+      if (doc !== undefined) flying.set(doc.url, (flying.get(doc.url) ?? 0) + 1);
+    }
     const first = this.#turn++ % windows.length;
-    for (let w = 0; w < windows.length; w++) {
+    for (let w = 0; w < windows.length && free > 0; w++) {
       const window = windows[(first + w) % windows.length]!;
-      let flying = 0;
-      for (const doc of window.events) if (limits.inFlight.has(doc._id)) flying++;
-      let room = limits.perReceiver - flying;
+      let room = limits.perReceiver - (flying.get(window.url) ?? 0);
       const seen = new Set<string>();
-      for (const doc of window.events) {
+      // Stops once the receiver's share is taken: an attempt ending starts the next round, so
+      // what lies further needs no look (nor a timer) until then.
+      for (let i = 0; i < window.events.length && room > 0 && free > 0; i++) {
+        const doc = window.events[i]!;
         // Only a comment's oldest event may go; the rest wait behind it.
         if (seen.has(doc.commentId)) continue;
         seen.add(doc.commentId);
         if (limits.inFlight.has(doc._id)) continue;
         if (doc.nextAttemptAt > now) {
           nextAt = Math.min(nextAt, doc.nextAttemptAt);
-          continue;
-        }
-        if (room <= 0 || free <= 0) {
-          // Due but no slot: the attempt ending frees one and starts the next round.
           continue;
         }
         start.push(doc);

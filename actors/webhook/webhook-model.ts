@@ -149,9 +149,13 @@ export function deliveryBody(comment: Readonly<Record<string, unknown>>, site?: 
   return body;
 }
 
+/** Dates as this server stores them: already ISO 8601 in UTC with milliseconds. */
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 function isoDate(value: unknown): string | null {
   if (typeof value === 'number') return new Date(value).toISOString();
   if (typeof value !== 'string') return null;
+  if (ISO_UTC.test(value)) return value;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? value : new Date(ms).toISOString();
 }

@@ -3,6 +3,7 @@ import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
 import { log } from '../../engine/log.js';
+import { WakeTimer } from '../../engine/wake-timer.js';
 import type { CollectionSpec } from '../../storage/store.js';
 import {
   type DeliveryResult,
@@ -81,8 +82,7 @@ export class WebhooksActor extends Actor<WebhooksProtocol> {
   readonly #removed = new Set<string>();
   /** Pending events of removed subscriptions may be left in storage (a crash while removing them). */
   #checkOrphans = true;
-  #timer: NodeJS.Timeout | undefined;
-  #timerAt = Infinity;
+  readonly #timer = new WakeTimer();
 
   constructor(ctx: ActorContext, delivery: DeliveryPort, limits: WebhookLimits) {
     super(ctx);
@@ -100,7 +100,7 @@ export class WebhooksActor extends Actor<WebhooksProtocol> {
 
   override onStop(): void {
     // A retry still due must wake a later activation: the timer stays then.
-    if (this.#queues.size === 0 && this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#queues.size === 0) this.#timer.clear();
   }
 
   readonly handlers: Handlers<WebhooksProtocol> = {
@@ -272,22 +272,18 @@ export class WebhooksActor extends Actor<WebhooksProtocol> {
       if (this.#subs.has(doc.webhookId)) this.#delivery.start(doc);
       else this.#forget(doc._id);
     }
-    this.#timerAt = Infinity;
+    this.#timer.forget();
     if (this.#queues.refillable().length > 0) this.#wakeAt(now);
     else if (nextAt !== Infinity) this.#wakeAt(nextAt);
   }
 
   /** Has the actor pump at `at` (or sooner, if already set for sooner). */
   #wakeAt(at: number): void {
-    if (at >= this.#timerAt) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timerAt = at;
     const { system } = this;
     const tenantId = this.id;
     const delivery = this.#delivery;
-    this.#timer = setTimeout(() => {
+    this.#timer.set(at, clock.now(), () => {
       if (!delivery.closed) system.tell(WebhooksKind, tenantId, 'pump', null);
-    }, Math.max(0, Math.min(at - clock.now(), 2 ** 31 - 1)));
-    this.#timer.unref();
+    });
   }
 }

@@ -16,7 +16,7 @@ import { freeForm } from '../validation.js';
 import { sendWelcome, welcomeAddress } from './comment-emails.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
-interface ListParams {
+export interface ListParams {
   urlId?: string;
   page?: number;
   limit?: number;
@@ -223,7 +223,7 @@ const notFound = (id: string) => () => new ApiError('not-found', `No comment ${i
 const migrated = new WeakSet<object>();
 
 /** The read's query with every default resolved from the page's settings. */
-function resolveQuery(q: ListParams, pageSize: number | null, defaultDirection: SortDirection | null): ListQuery {
+export function resolveQuery(q: ListParams, pageSize: number | null, defaultDirection: SortDirection | null): ListQuery {
   if (q.page !== undefined && (q.limit !== undefined || q.skip !== undefined)) {
     throw new ApiError('invalid-param', 'Use either precalculated paging (page) or flexible paging (limit and skip), not both.');
   }

@@ -6,6 +6,7 @@ import { WEBHOOK_EVENTS, WEBHOOK_METHODS, type WebhookEvent, type WebhookMethod,
 import { ANY_DOMAIN, deliveryBody, subscriptionView } from '../../actors/webhook/webhook-model.js';
 import { checkWebhookUrl } from '../../webhooks/address-policy.js';
 import { route, type Schema } from '../route.js';
+import { resolveQuery } from './comments.js';
 import { link, text } from './page-context.js';
 
 const EVENT: Schema = { type: 'string', enum: Object.values(WEBHOOK_EVENTS) };
@@ -66,20 +67,7 @@ export const webhookRoutes = [
     credits: 2,
     handle: async ({ app, tenantId, query }) => {
       const comments = await app.system.ask(SiteKind, tenantId, 'searchComments', {
-        query: {
-          direction: SORT_DIRECTIONS.newestFirst,
-          skip: 0,
-          limit: query.limit ?? 3,
-          parentId: undefined,
-          asTree: false,
-          maxTreeDepth: null,
-          limitChildren: null,
-          skipChildren: 0,
-          userId: undefined,
-          fromDate: undefined,
-          toDate: undefined,
-          hashTagKeys: [],
-        },
+        query: resolveQuery({ direction: SORT_DIRECTIONS.newestFirst, limit: query.limit ?? 3 }, null, null),
         voterKey: null,
         blocked: [],
       });
