@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
 import { TenantKind } from '../../actors/tenant/tenant-actor.js';
+import { WebhooksSweepKind } from '../../actors/webhook/protocol.js';
 import { standardWebhooksSecret } from '../../webhooks/signing.js';
 import { eventually } from '../fixtures/eventually.js';
 import { assertWireShape } from '../fixtures/openapi.js';
@@ -339,6 +340,24 @@ for (const storage of storages()) {
       }
     });
 
+    test('events older than the retention are removed by the sweep, through their tenant', async () => {
+      const failing = await WebhookReceiver.start(() => 500);
+      try {
+        const api = as(server, await server.addTenant());
+        await subscribe(api, { url: failing.url('/expire'), event: 'comment-created' });
+        for (let i = 0; i < 3; i++) await comment(api, 'expire', `old ${i}`);
+        assert.equal(await pendingCount(api), 3);
+        // As the hourly sweep does a year from now: every event made so far is past the cutoff.
+        const swept = await server.server.services.system.ask(WebhooksSweepKind, '', 'expire', { cutoff: Date.now() + 1 });
+        assert.ok(swept.tenants >= 1);
+        assert.equal(await pendingCount(api), 0);
+        await comment(api, 'expire', 'new');
+        assert.equal(await pendingCount(api), 1, 'events made after the cutoff stay');
+      } finally {
+        await failing.close();
+      }
+    });
+
     test('every path that changes a comment queues its event: flags that hide, moves, page changes, deletes; votes do not', async () => {
       const api = as(server, await server.addTenant());
       const url = receiver.url('/paths');
@@ -412,5 +431,41 @@ describe('webhook addresses', () => {
     const res = await server.api<{ webhook: Subscription }>('POST', '/api/v1/webhooks', { body: { url: 'https://93.184.216.34/hook', event: 'comment-created' } });
     assert.equal(res.status, 200, 'a public address is taken');
     assert.equal((await server.api('DELETE', `/api/v1/webhooks/${res.body.webhook.id}`)).status, 200);
+  });
+});
+
+describe('webhook deliveries given up', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer('lmdb', { webhookAllowPrivate: true, webhookRetryMs: 50, webhookMaxAttempts: 2 });
+  });
+  after(async () => {
+    await server.destroy();
+  });
+
+  test('after the last attempt an event is given up but still listed, and the next event of its comment goes', async () => {
+    // Creates always fail, updates are taken.
+    const receiver = await WebhookReceiver.start((hook) => (hook.method === 'POST' ? 503 : 200));
+    try {
+      const api = as(server, server.tenant);
+      await subscribe(api, { url: receiver.url('/give-up'), event: 'comment-created', method: 'POST' });
+      await subscribe(api, { url: receiver.url('/give-up'), event: 'comment-updated', method: 'PUT' });
+      const id = await comment(api, 'give-up', 'first');
+      assert.equal((await api('PATCH', `/api/v1/comments/${id}`, { body: { comment: 'second' } })).status, 200);
+      await eventually(async () => receiver.received.some((h) => h.method === 'PUT'), 30_000);
+      // The update went only once the create was given up: after exactly its two attempts.
+      assert.deepEqual(receiver.received.map((h) => h.method), ['POST', 'POST', 'PUT']);
+      await eventually(async () => (await pendingCount(api, { commentId: id })) === 1, 30_000);
+      const listed = (await api<{ pendingWebhookEvents: Pending[] }>('GET', '/api/v1/pending-webhook-events', { query: { commentId: id } })).body.pendingWebhookEvents;
+      assert.equal(listed.length, 1);
+      assert.equal(listed[0]!.eventType, 0);
+      assert.equal(listed[0]!.attemptCount, 2);
+      assert.equal(listed[0]!.lastError['statusCode'], 503);
+      // Deleting it removes it from the list.
+      assert.equal((await api('DELETE', `/api/v1/pending-webhook-events/${listed[0]!._id}`)).status, 200);
+      assert.equal(await pendingCount(api, { commentId: id }), 0);
+    } finally {
+      await receiver.close();
+    }
   });
 });
