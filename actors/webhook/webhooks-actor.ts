@@ -94,7 +94,9 @@ export class WebhooksActor extends Actor<WebhooksProtocol> {
   override async onStart(): Promise<void> {
     const subs = await this.store.find<WebhookDoc>(C.subscriptions, { tenantId: this.id });
     for (const doc of subs) this.#subs.set(doc._id, doc);
-    for (const url of new Set(subs.map((s) => s.url))) this.#queues.refill(url, await this.#storedWindow(url));
+    const urls = [...new Set(subs.map((s) => s.url))];
+    const windows = await Promise.all(urls.map((url) => this.#storedWindow(url)));
+    for (const [i, url] of urls.entries()) this.#queues.refill(url, windows[i]!);
     if (this.#queues.size > 0 || this.#subs.size > 0) this.#wakeAt(clock.now());
   }
 

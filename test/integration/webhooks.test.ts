@@ -268,7 +268,9 @@ for (const storage of storages()) {
     });
 
     test('pending events: 100 per page newest first, filters, count, delete one; bad queries refused', async () => {
-      const failing = await WebhookReceiver.start(() => 503);
+      // A receiver that never answers: the events stay as they are while the list is read.
+      const never = gate<number>();
+      const failing = await WebhookReceiver.start(() => never.promise);
       try {
         const tenant = await server.addTenant();
         const api = as(server, tenant);
@@ -306,9 +308,7 @@ for (const storage of storages()) {
         ] as const) {
           assert.equal(await pendingCount(api, query), count, JSON.stringify(query));
         }
-        await eventually(async () => (await pendingCount(api, { attemptCountGT: 0 })) === 105, 30_000);
-        const failed = (await page({ commentId: commentIds[5]! }))[0]!;
-        assert.equal(failed.lastError['statusCode'], 503);
+        assert.equal(await pendingCount(api, { attemptCountGT: 0 }), 0, 'no attempt has ended');
 
         const victim = first[0]!._id;
         assert.equal((await api('DELETE', `/api/v1/pending-webhook-events/${victim}`)).status, 200);
@@ -336,6 +336,7 @@ for (const storage of storages()) {
         }
         assert.equal(await pendingCount(api), 0);
       } finally {
+        never.open(200);
         await failing.close();
       }
     });
