@@ -2,7 +2,8 @@
  * What a webhooks actor holds of its pending events: per receiver (a URL), a window of the
  * oldest pending events in delivery order. Storage holds them all; a window holds at most
  * `windowSize`, and once one was full (`spilled`) newer events are read back from storage when
- * it has emptied to half, so a backlog costs memory only up to the window.
+ * it has emptied to a quarter, so a backlog costs memory only up to the window (and each event
+ * is read about 1.3 times).
  *
  * Order: a window is always a prefix, in delivery order, of its receiver's pending events, and
  * only the oldest event of each comment is ever started: a comment's next event waits until
@@ -91,7 +92,7 @@ export class ReceiverQueues {
   /** Receivers whose window should be read again from storage. */
   refillable(): string[] {
     const out: string[] = [];
-    for (const window of this.#windows.values()) if (window.spilled && window.events.length <= this.windowSize / 2) out.push(window.url);
+    for (const window of this.#windows.values()) if (window.spilled && window.events.length <= this.windowSize / 4) out.push(window.url);
     return out;
   }
 

@@ -66,7 +66,7 @@ describe('receiver queues', () => {
     assert.deepEqual(ids(q.due(10, open(ids(a.slice(0, 2)), 100, 2)).start), ids(b.slice(0, 2)));
   });
 
-  test('a full window spills to storage and is read back once half empty, keeping held copies', () => {
+  test('a full window spills to storage and is read back once a quarter full, keeping held copies', () => {
     const q = new ReceiverQueues(4);
     const docs = [0, 1, 2, 3, 4, 5].map((n) => event(`c${n}`, n));
     for (const doc of docs) q.offer(doc);
@@ -77,7 +77,10 @@ describe('receiver queues', () => {
     q.offer(docs[5]!);
     assert.equal(q.get(docs[5]!._id), undefined);
     q.remove(docs[1]!._id);
+    assert.deepEqual(q.refillable(), []);
+    q.remove(docs[3]!._id);
     assert.deepEqual(q.refillable(), ['https://r.example/a']);
+    q.offer(docs[3]!);
     const attempted = { ...docs[2]!, attemptCount: 3 };
     q.update(attempted);
     q.refill('https://r.example/a', docs.slice(2));
