@@ -57,6 +57,8 @@ const LIST_QUERY: Schema = {
 
 const bool: Schema = { type: 'boolean' };
 const int: Schema = { type: 'integer' };
+/** A date input: epoch milliseconds or an ISO date-time (`checkDate` bounds both). */
+const dateInput = (nullable: boolean): Schema => ({ type: nullable ? ['number', 'string', 'null'] : ['number', 'string'], format: 'date-time' });
 const stringList = (max: number): Schema => ({ type: 'array', items: text(256), maxItems: max });
 /**
  * Free-form fields (a comment's `meta`, `questionValues`): bounded in size and field names, so
@@ -82,7 +84,7 @@ const HASH_TAG_ENTRY: Schema = {
 const CREATE_BODY: Schema = {
   type: 'object',
   properties: {
-    date: int,
+    date: dateInput(false),
     localDateString: text(100),
     localDateHours: int,
     commenterName: text(1000),
@@ -138,15 +140,15 @@ const PATCH_BODY: Schema = {
     comment: { type: 'string' },
     commentHTML: { type: 'string', maxLength: 200_000 },
     parentId: nullableText(128),
-    date: { type: ['number', 'null'] },
+    date: dateInput(true),
     localDateString: nullableText(100),
     localDateHours: { type: ['integer', 'null'] },
     votes: { type: ['integer', 'null'] },
     votesUp: { type: ['integer', 'null'] },
     votesDown: { type: ['integer', 'null'] },
-    expireAt: { type: ['string', 'null'], format: 'date-time' },
+    expireAt: dateInput(true),
     verified: bool,
-    verifiedDate: { type: ['string', 'null'], format: 'date-time' },
+    verifiedDate: dateInput(true),
     notificationSentForParent: bool,
     notificationSentForParentTenant: bool,
     reviewed: bool,
@@ -170,7 +172,7 @@ const PATCH_BODY: Schema = {
 };
 
 interface CreateBody {
-  date?: number;
+  date?: number | string;
   localDateString?: string;
   localDateHours?: number;
   commenterName: string;
@@ -403,7 +405,10 @@ export const commentRoutes = [
       if (typeof body['comment'] === 'string') checkText(body['comment']);
       if (typeof body['commenterName'] === 'string') checkName(body['commenterName']);
       if ('commenterEmail' in body) checkEmail(body['commenterEmail'] as string | null);
-      if (typeof body['date'] === 'number') checkDate(body['date']);
+      for (const field of ['date', 'expireAt', 'verifiedDate']) {
+        const value = body[field];
+        if (typeof value === 'number' || typeof value === 'string') checkDate(value, field);
+      }
       const locator = pageLocator(app.system);
       const urlId = await locator.lookup('comment', tenantId, id);
       if (urlId === undefined) throw notFound(id)();
