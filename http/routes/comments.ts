@@ -57,6 +57,8 @@ const LIST_QUERY: Schema = {
 
 const bool: Schema = { type: 'boolean' };
 const int: Schema = { type: 'integer' };
+/** An integer the API description declares `int32`: answers echo it, and clients read 32 bits. */
+const int32 = (nullable: boolean): Schema => ({ type: nullable ? ['integer', 'null'] : 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 });
 /** A date input: epoch milliseconds or an ISO date-time (`checkDate` bounds both). */
 const dateInput = (nullable: boolean): Schema => ({ type: nullable ? ['number', 'string', 'null'] : ['number', 'string'], format: 'date-time' });
 const stringList = (max: number): Schema => ({ type: 'array', items: text(256), maxItems: max });
@@ -86,7 +88,7 @@ const CREATE_BODY: Schema = {
   properties: {
     date: dateInput(false),
     localDateString: text(100),
-    localDateHours: int,
+    localDateHours: int32(false),
     commenterName: text(1000),
     commenterEmail: nullableText(1000),
     commenterLink: link(2048, true),
@@ -142,7 +144,7 @@ const PATCH_BODY: Schema = {
     parentId: nullableText(128),
     date: dateInput(true),
     localDateString: nullableText(100),
-    localDateHours: { type: ['integer', 'null'] },
+    localDateHours: int32(true),
     votes: { type: ['integer', 'null'] },
     votesUp: { type: ['integer', 'null'] },
     votesDown: { type: ['integer', 'null'] },
