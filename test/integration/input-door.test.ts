@@ -116,6 +116,9 @@ for (const storage of storages()) {
       const nested: Record<string, unknown> = {};
       for (let i = 0; i < 300; i++) nested[`k${i}`] = { a: 1 };
       assert.deepEqual(outcome(await comment({ meta: nested })), [400, 'field-too-large']);
+      // Arrays directly inside arrays: MongoDB-compatible servers (FerretDB) cannot store them.
+      assert.deepEqual(outcome(await comment({ meta: { a: [[1], []] } })), [400, 'invalid-param']);
+      assert.deepEqual(outcome(await comment({ meta: { a: [{ b: [[1]] }] } })), [400, 'invalid-param']);
       const translations: Record<string, string> = {};
       for (let i = 0; i < 70_000; i++) translations[`t${i}`] = 'x';
       const config = await t.api('PUT', '/api/v1/widget-config', { body: { translations } });
