@@ -43,7 +43,8 @@ async function main(argv: string[]): Promise<number> {
   const opts = options(rest);
   const config = loadConfig(process.env, []);
   const store = createStore(
-    { dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs },
+    // A server may be running on this storage: only it replays MongoDB's journal.
+    { dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs, replayJournal: false },
     COLLECTIONS,
   );
   await store.open();

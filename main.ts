@@ -6,7 +6,15 @@ import { startServer } from './http/server.js';
 const config = loadConfig();
 log.setLevel(config.logLevel);
 
-const server = await startServer(config);
+let server: Awaited<ReturnType<typeof startServer>>;
+try {
+  server = await startServer(config);
+} catch (err) {
+  // Refusals (another server holds the storage, cluster mode without MongoDB...) say why and exit non-zero.
+  process.stderr.write(`Cannot start: ${(err as Error).message}\n`);
+  log.error('start-failed', { err });
+  process.exit(1);
+}
 const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
 const base = `http://${shownHost}:${server.port}`;
 
@@ -24,8 +32,9 @@ if (server.demo) {
     ].join('\n'),
   );
 }
-process.stdout.write(`Listening on ${base} (storage: ${server.services.store.kind})\n`);
-log.info('listening', { host: config.host, port: server.port, storage: server.services.store.kind });
+const node = server.nodeId === undefined ? '' : `, cluster ${config.clusterName} node ${server.nodeId}`;
+process.stdout.write(`Listening on ${base} (storage: ${server.services.store.kind}${node})\n`);
+log.info('listening', { host: config.host, port: server.port, storage: server.services.store.kind, nodeId: server.nodeId });
 
 let signalled = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

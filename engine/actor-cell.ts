@@ -1,4 +1,4 @@
-import type { Store, WriteOp } from '../storage/store.js';
+import type { Fence, Store, WriteOp } from '../storage/store.js';
 import type { Actor, ActorContext, ActorFactory, Protocol } from './actor.js';
 import type { ActorSystem } from './actor-system.js';
 import type { EventBus } from './event-bus.js';
@@ -48,6 +48,10 @@ export interface CellHost {
   readonly mailboxLimit: number;
   readonly stats: { batches: number; ops: number; activations: number; failedFlushes: number };
   onIdle(cell: ActorCell): void;
+  /** Cluster mode: told of every view change this cell applies (null name: all its views dropped). */
+  readonly onView: ((cell: ActorCell, name: string | null, key: string | null, value: unknown) => void) | undefined;
+  /** Cluster mode: told of every activation. */
+  readonly onActivate: ((cell: ActorCell) => void) | undefined;
 }
 
 /**
@@ -112,13 +116,50 @@ export class ActorCell {
   #passivationRequested = false;
   /** When a view read last refreshed this cell's recency (milliseconds). */
   touchedAt = 0;
+  /** Cluster mode: the lease on the cell's shard its commits are made under (undefined alone). */
+  readonly fence: Fence | undefined;
+  /** Cluster mode: set once the shard left this node; the cell then takes no more messages. */
+  evicted = false;
 
-  constructor(key: string, id: string, kindName: string, create: ActorFactory<Protocol>, host: CellHost) {
+  constructor(key: string, id: string, kindName: string, create: ActorFactory<Protocol>, host: CellHost, fence?: Fence) {
     this.key = key;
     this.#id = id;
     this.#kindName = kindName;
     this.#create = create;
     this.#host = host;
+    this.fence = fence;
+  }
+
+  get kindName(): string {
+    return this.#kindName;
+  }
+
+  /**
+   * Cluster mode: the cell's shard is no longer this node's. Messages not started yet are
+   * refused with `failure` (they never ran, so the caller may send them to the new owner); the
+   * one running finishes, and its commit is refused by the fence unless it landed in time.
+   */
+  evict(failure: unknown): void {
+    this.evicted = true;
+    this.#stale = true;
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const env = this.#queue[i];
+      if (env !== undefined && !env.settled) env.reject(failure);
+    }
+    this.#queue = [];
+    this.#head = 0;
+    this.#dropViews();
+  }
+
+  /** Every entry of a view, for a node that replicates it. */
+  viewEntries(name: string): ReadonlyMap<string, unknown> | undefined {
+    return this.#views.get(name);
+  }
+
+  #dropViews(): void {
+    if (this.#views.size === 0) return;
+    this.#views.clear();
+    this.#host.onView?.(this, null, null, undefined);
   }
 
   /** True when nothing is queued, running or waiting to become durable. */
@@ -208,7 +249,7 @@ export class ActorCell {
       await actor.onStart();
     } catch (err) {
       activation.alive = false;
-      this.#views.clear();
+      this.#dropViews();
       throw err;
     }
     activation.starting = false;
@@ -216,6 +257,7 @@ export class ActorCell {
     this.#actor = actor;
     this.#stale = false;
     this.#host.stats.activations++;
+    this.#host.onActivate?.(this);
   }
 
   /** An entry of a published view of this activation, or undefined. */
@@ -224,6 +266,9 @@ export class ActorCell {
   }
 
   #applyView([name, key, value]: ViewChange): void {
+    if (this.evicted) return;
+    const onView = this.#host.onView;
+    if (onView !== undefined) onView(this, name, key, value);
     if (key === null) {
       this.#views.delete(name);
       return;
@@ -235,7 +280,7 @@ export class ActorCell {
   }
 
   #retire(): void {
-    this.#views.clear();
+    this.#dropViews();
     if (this.#activation) this.#activation.alive = false;
     this.#activation = undefined;
     this.#actor = undefined;
@@ -312,7 +357,7 @@ export class ActorCell {
     this.#msgOpenWrites = 0;
     this.#host.stats.batches++;
     this.#host.stats.ops += ops.length;
-    this.#inflight = this.#host.store.commit(coalesce(ops)).then(
+    this.#inflight = this.#host.store.commit(coalesce(ops), this.fence).then(
       () => {
         const done = this.#inflightHeld;
         this.#inflightHeld = [];
@@ -388,7 +433,7 @@ export class ActorCell {
         cell.#assertWritable(activation);
         await cell.#settleWrites();
         if (!activation.alive) throw new ApiError('storage-unavailable');
-        await cell.#host.store.commit(ops);
+        await cell.#host.store.commit(ops, cell.fence);
         cell.#msgWrites += ops.length;
       },
     };

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Store } from '../storage/store.js';
+import type { Fence, Store } from '../storage/store.js';
 import type { ActorFactory, ActorKind, Protocol } from './actor.js';
 import { ActorCell, type CellHost, type Envelope } from './actor-cell.js';
 import { ApiError } from './errors.js';
@@ -22,6 +22,18 @@ export interface ActorSystemOptions {
 
 export interface AskOptions {
   timeoutMs?: number;
+}
+
+/**
+ * What cluster mode plugs into the system (see `engine/cluster/`): it decides where each `ask`
+ * and `peek` goes, and hears of activations and view changes. Without one, the system is the
+ * single process it always was, on the same code path.
+ */
+export interface ActorRouter {
+  ask(kind: ActorKind<Protocol>, id: string, type: string, payload: unknown, timeoutMs: number): Promise<unknown>;
+  peek(kind: ActorKind<Protocol>, id: string, name: string, entry: string): unknown;
+  onActivate(cell: ActorCell): void;
+  onView(cell: ActorCell, name: string | null, key: string | null, value: unknown): void;
 }
 
 /** Counters for benchmarks and health. */
@@ -95,6 +107,7 @@ export class ActorSystem {
   readonly #deadlines = new Deadlines<PendingAsk>();
   readonly #host: CellHost;
   #closing = false;
+  #router: ActorRouter | undefined;
 
   constructor(options: ActorSystemOptions) {
     this.store = options.store;
@@ -120,6 +133,8 @@ export class ActorSystem {
       system: this,
       mailboxLimit: options.mailboxLimit ?? 20_000,
       stats: this.stats,
+      onView: undefined,
+      onActivate: undefined,
       onIdle(cell) {
         if (cell.passivationRequested && system.#cells.get(cell.key) === cell) {
           system.#cells.delete(cell.key);
@@ -134,6 +149,14 @@ export class ActorSystem {
   register<P extends Protocol>(kind: ActorKind<P>, create: ActorFactory<P>): void {
     if (this.#kinds.has(kind.name)) throw new Error(`actor kind ${kind.name} registered twice`);
     this.#kinds.set(kind.name, create as unknown as ActorFactory<Protocol>);
+  }
+
+  /** Cluster mode: routes every ask and peek through `router` from now on. */
+  attachRouter(router: ActorRouter): void {
+    this.#router = router;
+    const host = this.#host as { onView: CellHost['onView']; onActivate: CellHost['onActivate'] };
+    host.onView = (cell, name, key, value) => router.onView(cell, name, key, value);
+    host.onActivate = (cell) => router.onActivate(cell);
   }
 
   /** Actors in memory now. */
@@ -153,6 +176,7 @@ export class ActorSystem {
     payload: P[K]['in'],
     options?: AskOptions,
   ): Promise<P[K]['out']> {
+    if (this.#router !== undefined) return this.#router.ask(kind, id, type, payload, options?.timeoutMs ?? this.#askTimeoutMs) as Promise<P[K]['out']>;
     if (this.#closing) return Promise.reject(new ApiError('shutting-down'));
     const cell = this.#cell(kind, id);
     return new Promise<P[K]['out']>((resolve, reject) => {
@@ -163,11 +187,98 @@ export class ActorSystem {
   }
 
   /**
+   * Cluster mode, for the router: delivers an ask here, to an actor of a shard this node holds
+   * under `fence`. `keep` false delivers only to an actor already active, without cancelling its
+   * passivation (a shard being handed over); undefined then means "not active here".
+   */
+  askHere(kind: ActorKind<Protocol>, id: string, type: string, payload: unknown, timeoutMs: number, fence: Fence, keep = true): Promise<unknown> | undefined {
+    if (this.#closing) return Promise.reject(new ApiError('shutting-down'));
+    const key = `${kind.name}:${id}`;
+    let cell = this.#cells.get(key);
+    if (cell !== undefined && cell.fence !== fence) {
+      // Left from an earlier lease on the shard: it must not serve this one.
+      cell.evict(new ApiError('cluster-unavailable'));
+      this.#forget(cell);
+      cell = undefined;
+    }
+    if (cell === undefined) {
+      if (!keep) return undefined;
+      const create = this.#kinds.get(kind.name);
+      if (create === undefined) return Promise.reject(new ApiError('internal-error', `actor kind ${kind.name} is not registered`));
+      cell = new ActorCell(key, id, kind.name, create, this.#host, fence);
+      this.#cells.set(key, cell);
+    }
+    if (keep) {
+      cell.keep();
+      this.#lru.set(key, cell);
+    }
+    const target = cell;
+    return new Promise<unknown>((resolve, reject) => {
+      const env = new PendingAsk(type, payload, resolve, reject, this.#deadlines);
+      env.bucket = this.#deadlines.add(env, timeoutMs);
+      target.enqueue(env);
+    });
+  }
+
+  /** Cluster mode, for the router: a view of an actor active here, as `peek` reads it alone. */
+  peekHere(kind: ActorKind<Protocol>, id: string, name: string, entry: string): unknown {
+    return this.#peekCell(`${kind.name}:${id}`, name, entry);
+  }
+
+  /** Cluster mode: the active actor under `key`, if any. */
+  cellOf(key: string): ActorCell | undefined {
+    return this.#cells.get(key);
+  }
+
+  /**
+   * Cluster mode: a shard left this node. Its actors are dropped at once; messages they had not
+   * started are refused with `failure`.
+   */
+  evictWhere(belongs: (cell: ActorCell) => boolean, failure: unknown): number {
+    let evicted = 0;
+    for (const cell of [...this.#cells.values()]) {
+      if (!belongs(cell)) continue;
+      cell.evict(failure);
+      this.#forget(cell);
+      evicted++;
+    }
+    return evicted;
+  }
+
+  /**
+   * Cluster mode: asks every actor `belongs` picks to passivate once idle (all writes durable),
+   * and resolves with how many are still active after `timeoutMs`.
+   */
+  async passivateWhere(belongs: (cell: ActorCell) => boolean, timeoutMs: number): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      let left = 0;
+      for (const cell of this.#cells.values()) {
+        if (!belongs(cell)) continue;
+        left++;
+        if (!cell.passivationRequested) cell.requestPassivation();
+      }
+      if (left === 0 || Date.now() >= deadline) return left;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  #forget(cell: ActorCell): void {
+    if (this.#cells.get(cell.key) !== cell) return;
+    this.#cells.delete(cell.key);
+    this.#lru.delete(cell.key);
+  }
+
+  /**
    * A published view of an active actor, read without a message; undefined when the actor is
    * not active or has not published it. Counts as a use of the actor for passivation.
    */
   peek<P extends Protocol>(kind: ActorKind<P>, id: string, name: string, entry = ''): unknown {
-    const key = `${kind.name}:${id}`;
+    if (this.#router !== undefined) return this.#router.peek(kind, id, name, entry);
+    return this.#peekCell(`${kind.name}:${id}`, name, entry);
+  }
+
+  #peekCell(key: string, name: string, entry: string): unknown {
     const cell = this.#cells.get(key);
     if (cell === undefined) return undefined;
     const value = cell.view(name, entry);

@@ -57,19 +57,20 @@ function single(value: string | string[] | undefined): string | undefined {
 
 /**
  * Verifies the credential in any of the three forms: `X-API-KEY` + `X-TENANT-ID` headers,
- * `API_KEY` + `tenantId` query, or `Authorization: Bearer`. Also checks the tenant's credit
+ * `API_KEY` + `tenantId` query, or `Authorization: Bearer`. On routes whose body may name the
+ * tenant, `bodyTenant` names it when neither the header nor the query does. Also checks the tenant's credit
  * allowance. A key is only ever checked against the keys of the tenant named with it.
  *
  * The common case, a known key of an active tenant, is answered synchronously from the tenant
  * actor's published admission view; anything else asks the tenant actor.
  */
-export function authenticate(req: IncomingRequest, query: Query, app: AppServices): AuthInfo | Promise<AuthInfo> {
+export function authenticate(req: IncomingRequest, query: Query, app: AppServices, bodyTenant?: string): AuthInfo | Promise<AuthInfo> {
   const headerTenant = req.headers['x-tenant-id'];
   const queryTenant = single(query['tenantId']);
   if (headerTenant && queryTenant && headerTenant !== queryTenant) {
     throw new ApiError('tenant-id-mismatch', 'The X-TENANT-ID header and the tenantId query name different tenants.');
   }
-  const namedTenant = headerTenant || queryTenant;
+  const namedTenant = headerTenant || queryTenant || bodyTenant;
   const bearer = req.headers['authorization'] ? BEARER.exec(req.headers['authorization']) : null;
   if (bearer) return authenticateToken(bearer[1]!, namedTenant, req.method, app);
   if (req.headers['authorization'] && !req.headers['x-api-key'] && query['API_KEY'] === undefined) {

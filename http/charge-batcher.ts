@@ -25,6 +25,12 @@ const READ_BATCH_MS = 10;
 export class ChargeBatcher {
   readonly #system: ActorSystem;
   #pending = new Map<string, PendingCharge>();
+  /**
+   * Credits sent to each tenant's ledger whose message has not come back yet. The ledger's
+   * published admission may not show them yet (its message waits in the mailbox, or the
+   * commit is on its way), so admission counts them here until the answer arrives.
+   */
+  readonly #inflight = new Map<string, number>();
   #scheduled: 'turn' | 'timer' | undefined;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
@@ -73,9 +79,15 @@ export class ChargeBatcher {
     return pending.done;
   }
 
-  /** Credits gathered for the tenant and not yet sent to its ledger. */
+  /**
+   * Credits of the tenant not yet known durable by its ledger's answer: gathered and not sent,
+   * or sent and not answered. Admission counts them, so that a client that waits for each
+   * answer gets exactly its allowance, however slow storage is. (The ledger may show a charge
+   * before its answer: counted twice then, a call near the end of the allowance goes to the
+   * ledger itself, which decides exactly.)
+   */
   pending(tenantId: string): number {
-    return this.#pending.get(tenantId)?.credits ?? 0;
+    return (this.#pending.get(tenantId)?.credits ?? 0) + (this.#inflight.get(tenantId) ?? 0);
   }
 
   /** Sends every gathered charge now; resolves once each is recorded or has failed. */
@@ -87,12 +99,17 @@ export class ChargeBatcher {
     this.#pending = new Map();
     const sent = [...batch].map(async ([tenantId, charge]) => {
       let recorded = true;
+      this.#inflight.set(tenantId, (this.#inflight.get(tenantId) ?? 0) + charge.credits);
       try {
         const payload = charge.counts ? { credits: charge.credits, counts: charge.counts, at: charge.at } : { credits: charge.credits, at: charge.at };
         await this.#system.ask(TenantKind, tenantId, 'charge', payload);
       } catch (err) {
         recorded = false;
         log.error('charge-not-recorded', { tenantId, credits: charge.credits, err });
+      } finally {
+        const left = (this.#inflight.get(tenantId) ?? 0) - charge.credits;
+        if (left === 0) this.#inflight.delete(tenantId);
+        else this.#inflight.set(tenantId, left);
       }
       charge.settle?.(recorded);
     });

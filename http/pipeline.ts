@@ -4,8 +4,8 @@ import { isUtf8 } from 'node:buffer';
 import { authenticate, type AuthInfo } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
 import { parseQuery, type Query } from './query.js';
-import { limitKey } from './client-address.js';
 import { assertStorable } from './input-guard.js';
+import { admitPublic } from './public-access.js';
 import { errorReply, successReply } from './respond.js';
 import { type AnyRoute, type Method, type RouteRequest, type Schema } from './route.js';
 import { Router } from './router.js';
@@ -73,19 +73,10 @@ function parseBody(req: IncomingRequest, route: CompiledRoute): unknown {
   return body;
 }
 
-/**
- * CORS for widget routes: the caller's origin, with credentials (the anonymous session cookie).
- * Never for `Origin: null` (sandboxed frames, `file:` and `data:` pages, some redirects): any
- * page can make its requests carry it, so allowing it with credentials would allow everyone.
- */
-function corsHeaders(req: IncomingRequest): Headers {
-  const origin = req.headers['origin'];
-  if (!origin || origin === 'null') return [];
-  return [
-    ['access-control-allow-origin', origin],
-    ['access-control-allow-credentials', 'true'],
-    ['vary', 'origin'],
-  ];
+/** The tenant a body names, on routes whose body may (see `RouteSpec.tenantInBody`). */
+function bodyTenant(body: unknown): string | undefined {
+  const named = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['tenantId'] : undefined;
+  return typeof named === 'string' && named !== '' ? named : undefined;
 }
 
 /** Most query strings remembered per GET route. */
@@ -154,20 +145,21 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
 
   async function run(route: CompiledRoute, req: IncomingRequest, params: Record<string, string>, res: Responder): Promise<void> {
     const spec = route.spec;
-    const headers: Headers = spec.access === 'public' ? corsHeaders(req) : [];
+    const headers: Headers = [];
     let auth: AuthInfo | undefined;
     let charge: CallCharge | undefined;
     inFlight++;
     try {
       if (spec.access === 'public') {
-        const client = limitKey(req.ip);
-        app.limits.requests.spend(client, 'requests');
-        if (spec.method !== 'GET') app.limits.writes.spend(client, 'likes and reactions');
+        const admitted = admitPublic(app, req, params, headers);
+        if (admitted instanceof Promise) await admitted;
       }
       const known = route.queries?.get(req.query);
       const query = known ?? parseQuery(req.query);
+      // Read first only where the body may name the tenant: otherwise the credential is checked before any body is parsed.
+      const early = spec.tenantInBody ? parseBody(req, route) : undefined;
       if (spec.access === 'tenant') {
-        const authenticated = authenticate(req, query, app);
+        const authenticated = authenticate(req, query, app, bodyTenant(early));
         auth = authenticated instanceof Promise ? await authenticated : authenticated;
       }
       route.checkParams?.(params);
@@ -175,7 +167,7 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
         route.checkQuery(query);
         if (route.queries !== undefined) remember(route.queries, req.query, query);
       }
-      const body = parseBody(req, route);
+      const body = spec.tenantInBody ? early : parseBody(req, route);
       const request = new CallRequest(req, params, query, body, auth, app, headers);
       if (auth !== undefined) charge = beginCharge(app, auth.tenantId, spec, request);
       const handled = spec.handle(request);
@@ -209,16 +201,7 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     if ('allowed' in match) {
       const widgetPath = match.routes.some((r) => r.spec.access === 'public');
       if (req.method === 'OPTIONS' && widgetPath) {
-        res.send({
-          status: 204,
-          body: '',
-          headers: [
-            ...corsHeaders(req),
-            ['access-control-allow-methods', match.allowed.join(', ')],
-            ['access-control-allow-headers', req.headers['access-control-request-headers'] || 'content-type'],
-            ['access-control-max-age', '600'],
-          ],
-        });
+        void preflight(req, res, match.params, match.allowed);
         return;
       }
       const allow = match.allowed.join(', ');
@@ -227,6 +210,23 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     }
     void run(match.value, req, match.params, res);
   };
+
+  /** A browser's CORS preflight of a widget route: admitted sites get the methods and headers. */
+  async function preflight(req: IncomingRequest, res: Responder, params: Record<string, string>, allowed: readonly string[]): Promise<void> {
+    const headers: Headers = [];
+    try {
+      const admitted = admitPublic(app, req, params, headers);
+      if (admitted instanceof Promise) await admitted;
+      headers.push(
+        ['access-control-allow-methods', allowed.join(', ')],
+        ['access-control-allow-headers', req.headers['access-control-request-headers'] || 'content-type'],
+        ['access-control-max-age', '600'],
+      );
+      res.send({ status: 204, body: '', headers });
+    } catch (err) {
+      res.send(errorReply(err, headers));
+    }
+  }
 
   async function settle(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;

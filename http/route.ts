@@ -55,6 +55,12 @@ export interface RouteSpec<Q = any, B = any, R extends RouteResult = RouteResult
   readonly params?: Schema;
   /** Schema of the JSON body; a route without one refuses any body. */
   readonly body?: Schema;
+  /**
+   * The body's `tenantId` names the tenant when neither the `X-TENANT-ID` header nor the query
+   * does (the API description puts it there for some routes). The body is then read before
+   * the credential is checked.
+   */
+  readonly tenantInBody?: boolean;
   /** Specific codes for missing required fields, such as `urlId` → `missing-url-id`. */
   readonly missingCodes?: Readonly<Record<string, ErrorCode>>;
   /**

@@ -59,7 +59,7 @@ export class Router<T> {
    * Finds the route for a raw (still encoded) path. Returns undefined when no pattern matches,
    * or the methods (and routes) the path accepts when only the method is wrong.
    */
-  match(method: string, rawPath: string): Match<T> | { allowed: string[]; routes: T[] } | undefined {
+  match(method: string, rawPath: string): Match<T> | { allowed: string[]; routes: T[]; params: Record<string, string> } | undefined {
     const exact = this.#exact.get(trimSlash(rawPath))?.get(method);
     if (exact !== undefined) return { value: exact, params: {} };
     const segments = split(rawPath);
@@ -68,13 +68,10 @@ export class Router<T> {
     if (found === undefined) return undefined;
     const endpoint = found.methods.get(method);
     if (endpoint === undefined) {
-      return { allowed: [...found.methods.keys()], routes: [...found.methods.values()].map((e) => e.value) };
+      const endpoints = [...found.methods.values()];
+      return { allowed: [...found.methods.keys()], routes: endpoints.map((e) => e.value), params: paramsOf(endpoints[0]!.names, values) };
     }
-    const params: Record<string, string> = {};
-    endpoint.names.forEach((name, i) => {
-      params[name] = decodeSegment(values[i]!);
-    });
-    return { value: endpoint.value, params };
+    return { value: endpoint.value, params: paramsOf(endpoint.names, values) };
   }
 
   /**
@@ -106,6 +103,14 @@ export class Router<T> {
     }
     return undefined;
   }
+}
+
+function paramsOf(names: readonly string[], values: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  names.forEach((name, i) => {
+    params[name] = decodeSegment(values[i]!);
+  });
+  return params;
 }
 
 function trimSlash(path: string): string {

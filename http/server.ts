@@ -1,15 +1,21 @@
 import { registerActors } from '../actors/index.js';
+import { aggregatorFor } from '../aggregate/setup.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
 import { createTenant, noTenants, type ProvisionedTenant } from '../actors/tenant/provision.js';
+import { NotOnThisPage } from '../actors/page/protocol.js';
 import { ActorSystem } from '../engine/actor-system.js';
+import { type ClusterNode, joinCluster } from '../engine/cluster/cluster-node.js';
+import { registerWireError } from '../engine/cluster/frames.js';
 import type { Config } from '../engine/config.js';
 import { EventBus } from '../engine/event-bus.js';
 import { log } from '../engine/log.js';
+import { createEmail } from '../email/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
-import type { Store } from '../storage/store.js';
+import type { MongoStore } from '../storage/mongo-store.js';
+import type { Store, WriterLease } from '../storage/store.js';
 import { startLive } from './live/live-channels.js';
 import { ChargeBatcher } from './charge-batcher.js';
 import { createPipeline } from './pipeline.js';
@@ -20,6 +26,8 @@ import { assertNativeUws, HttpServer } from './uws.js';
 
 export interface RunningServer {
   readonly port: number;
+  /** Cluster mode: this node's id. */
+  readonly nodeId: string | undefined;
   readonly services: AppServices;
   /** The tenant created on first start with an empty database, if any. */
   readonly demo: ProvisionedTenant | undefined;
@@ -30,7 +38,20 @@ export interface RunningServer {
 export interface StartOptions {
   /** Use this (already constructed, not yet opened) store instead of the configured one. */
   store?: Store;
+  /**
+   * Called if this server's claim on its storage is taken away while it runs (it was stalled
+   * past the claim and another server took over): default, log and exit, since it must not
+   * write again.
+   */
+  onWriterLost?: () => void;
 }
+
+function exitOnWriterLost(): void {
+  log.error('writer-claim-lost', { reason: 'another server took over this storage while this one was stalled; stopping' });
+  process.exit(70);
+}
+
+registerWireError('NotOnThisPage', (message) => new NotOnThisPage(message));
 
 /** Opens storage, retrying while a database server is not up yet; LMDB errors are final. */
 async function openStore(store: Store): Promise<void> {
@@ -49,14 +70,18 @@ async function openStore(store: Store): Promise<void> {
 /** Starts the whole server: storage, actors, HTTP. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   assertNativeUws(config.allowUwsFallback);
+  const clustered = config.natsUrl !== undefined;
+  if (clustered && config.mongodbUri === undefined && options.store?.kind !== 'mongodb') {
+    throw new Error('Cluster mode (NATS_URL is set) needs MongoDB: set MONGODB_URI. LMDB is the storage of one process.');
+  }
   const store =
     options.store ??
     createStore(
-      { dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs },
+      // The journal is replayed once this server is the storage's writer, not before.
+      { dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs, replayJournal: false },
       COLLECTIONS,
     );
   await openStore(store);
-  const demo = config.demoTenant && (await noTenants(store)) ? await createTenant(store, { name: 'Demo' }) : undefined;
 
   const bus = new EventBus();
   const system = new ActorSystem({
@@ -68,14 +93,42 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     mailboxLimit: config.mailboxLimit,
   });
   registerActors(system);
-  const liveIds = new LiveIds(await liveSecret(store));
+  const email = createEmail(system, config);
+  let cluster: ClusterNode | undefined;
+  let writer: WriterLease | undefined;
+  try {
+    if (clustered) {
+      cluster = await joinCluster(
+        {
+          natsUrl: config.natsUrl!,
+          clusterName: config.clusterName,
+          nodeId: config.nodeId,
+          shards: config.clusterShards,
+          leaseMs: config.clusterLeaseMs,
+          onLost: options.onWriterLost ?? exitOnWriterLost,
+        },
+        store as MongoStore,
+        system,
+        bus,
+      );
+    } else writer = await store.claimWriter?.({ mode: 'single' }, options.onWriterLost ?? exitOnWriterLost);
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  const demo = config.demoTenant && (cluster === undefined || (await cluster.once('demo-tenant'))) && (await noTenants(store)) ? await createTenant(store, { name: 'Demo' }) : undefined;
+  const secret = await liveSecret(store);
+  const liveIds = new LiveIds(secret);
   const charges = new ChargeBatcher(system);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config) };
+  const aggregator = aggregatorFor(config, store.kind);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
-  const live = startLive(http, services);
+  const live = startLive(http, services, cluster?.relay);
+  cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
+  email.start(port, secret);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -83,12 +136,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       http.stopListening();
       // Requests under way finish, and their charges reach the ledger, before it closes.
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
+      await aggregator.close();
       await charges.flush();
+      // A node hands its shards over first, its actors' writes durable, while NATS still answers.
+      await cluster?.leave();
+      // Sends under way are not waited for: unconfirmed, they are sent again after the next start.
+      await email.close();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
       await live.stop();
       http.close();
+      await cluster?.close();
+      await writer?.release();
       await store.close();
     })());
-  return { port, services, demo, stop };
+  return { port, nodeId: cluster?.nodeId, services, demo, stop };
 }

@@ -16,12 +16,15 @@
  * already proved the id free, and an insert replayed over itself must not fail.
  */
 import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document } from 'mongodb';
-import { DuplicateKeyError, StorageUnavailableError } from './errors.js';
-import type { CollectionSpec, Doc, Filter, FindOptions, Store, WriteOp } from './store.js';
+import { AmbiguousCommitError, DuplicateKeyError, FencedError, StorageUnavailableError } from './errors.js';
+import type { CollectionSpec, Doc, Fence, Filter, FindOptions, ScanOptions, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
+import { FenceLedger, type ShardPart } from './mongo-fences.js';
+import { claimMongoWriter, type WriterLeaseTimings } from './mongo-writer-lease.js';
 import { isOperatorCondition, normalizeSort, validateFilter, validateFindOptions } from './query.js';
 import { applyPatch, ID_INDEX, indexTuples, opId, validateOps } from './write-ops.js';
 import { isAmbiguousWriteError, isDuplicateKeyError, isUnavailableError, toStorageError } from './mongo-errors.js';
 import { UniqueChecker } from './mongo-unique-check.js';
+import { scanCollection } from './mongo-scan.js';
 
 /** Most operations sent in one bulk write (see #applyOps). */
 const BULK_WRITE_MAX = 99;
@@ -33,6 +36,16 @@ export interface MongoStoreOptions {
   readonly dbName?: string | undefined;
   /** Time limit for reaching the server and for waiting on recovery, in ms (default 3000). */
   readonly timeoutMs?: number | undefined;
+  /**
+   * Whether `open()` re-applies what a crash left in the journal (default true). Only the
+   * database's writer may: a command-line tool run beside a live server must not replay the
+   * server's groups under its feet.
+   */
+  readonly replayJournal?: boolean | undefined;
+  /** Timings of `claimWriter` (tests shorten them). */
+  readonly writerTimings?: WriterLeaseTimings | undefined;
+  /** Only read (a worker beside the server's own store): no index creation, no journal replay, no commits. */
+  readonly readOnly?: boolean | undefined;
 }
 
 /** The collection holding group journals. */
@@ -53,6 +66,8 @@ type StoredDoc = { _id: string; [field: string]: unknown };
 
 interface Caller {
   readonly ops: readonly WriteOp[];
+  /** Cluster mode: the lease this commit is made under. */
+  readonly fence: Fence | undefined;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
   timer?: NodeJS.Timeout;
@@ -120,6 +135,10 @@ export class MongoStore implements Store {
   readonly #uri: string;
   readonly #dbName: string;
   readonly #timeoutMs: number;
+  readonly #replays: boolean;
+  readonly #writerTimings: WriterLeaseTimings | undefined;
+  readonly #fences = new FenceLedger();
+  readonly #readOnly: boolean;
   readonly #specs: ReadonlyMap<string, CollectionSpec>;
   #client: MongoClient | undefined;
   #db: Db | undefined;
@@ -141,6 +160,9 @@ export class MongoStore implements Store {
     this.#uri = options.uri;
     this.#dbName = options.dbName ?? uriDatabase(options.uri) ?? 'comments';
     this.#timeoutMs = options.timeoutMs ?? 3000;
+    this.#replays = options.replayJournal ?? true;
+    this.#writerTimings = options.writerTimings;
+    this.#readOnly = options.readOnly === true;
     this.#specs = new Map(collections.map((spec) => [spec.name, spec]));
   }
 
@@ -159,8 +181,10 @@ export class MongoStore implements Store {
     try {
       await client.connect();
       const db = client.db(this.#dbName);
-      for (const spec of this.#specs.values()) await this.#ensureIndexes(db, spec);
-      await this.#replayJournal(db);
+      if (!this.#readOnly) {
+        for (const spec of this.#specs.values()) await this.#ensureIndexes(db, spec);
+        if (this.#replays) await this.#replayJournal(db);
+      }
       this.#client = client;
       this.#db = db;
       this.#checker = new UniqueChecker(db, this.#specs);
@@ -233,6 +257,44 @@ export class MongoStore implements Store {
     await client.close();
   }
 
+  /**
+   * Claims the database for this server or cluster (see `mongo-writer-lease.ts`); a store opened
+   * without `replayJournal` replays the journal now, once it is the writer.
+   */
+  async claimWriter(claim: WriterClaim, onLost: () => void): Promise<WriterLease> {
+    const db = this.#openDb();
+    const lease = await claimMongoWriter(db, this.#dbName, claim, onLost, this.#writerTimings);
+    if (!this.#replays) {
+      try {
+        await this.#replayJournal(db);
+      } catch (error) {
+        await lease.release();
+        throw toStorageError(error, 'open');
+      }
+    }
+    return lease;
+  }
+
+  /**
+   * Cluster mode: makes this node's lease on a shard the only one storage accepts commits under,
+   * and applies what earlier owners committed and left unapplied. Call before any actor of the
+   * shard loads. Throws FencedError if a newer lease on the shard already reached storage.
+   */
+  async claimShard(fence: Fence): Promise<void> {
+    const db = this.#openDb();
+    try {
+      await this.#fences.claim(db, fence, (ops, replaying) => this.#applyOps(db, ops, replaying));
+    } catch (error) {
+      throw error instanceof FencedError ? error : toStorageError(error, 'claim shard');
+    }
+  }
+
+  /** Cluster mode: tidies a shard this node hands over once its actors are passivated (best effort). */
+  async releaseShard(fence: Fence): Promise<void> {
+    const db = this.#db;
+    if (db) await this.#fences.settle(db, fence).catch(() => undefined);
+  }
+
   async ping(): Promise<void> {
     const db = this.#openDb();
     try {
@@ -280,8 +342,18 @@ export class MongoStore implements Store {
     }
   }
 
-  commit(ops: readonly WriteOp[]): Promise<void> {
+  async *scan<T extends Doc = Doc>(collection: string, filter: Filter, options: ScanOptions = {}): AsyncIterable<T[]> {
+    const mongo = this.#collection(collection);
+    validateFilter(filter);
+    const batchSize = options.batchSize ?? 1000;
+    if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) throw new TypeError('batchSize must be a positive integer');
+    await this.#recovered();
+    yield* scanCollection(mongo, toMongoFilter(filter), batchSize) as AsyncIterable<T[]>;
+  }
+
+  commit(ops: readonly WriteOp[], fence?: Fence): Promise<void> {
     try {
+      if (this.#readOnly) throw new TypeError('this MongoDB store was opened read-only');
       validateOps(ops, this.#specs);
       this.#openDb();
     } catch (error) {
@@ -289,7 +361,7 @@ export class MongoStore implements Store {
     }
     if (ops.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const caller: Caller = { ops, resolve, reject };
+      const caller: Caller = { ops, fence, resolve, reject };
       this.#queue.push(caller);
       if (this.#recovery) this.#armTimeout(caller);
       this.#kick();
@@ -384,6 +456,17 @@ export class MongoStore implements Store {
       return;
     }
     if (accepted.length === 0) return;
+    const fenced = accepted.filter((caller) => caller.fence !== undefined);
+    if (fenced.length > 0) {
+      if (fenced.length < accepted.length) await this.#runPlain(db, accepted.filter((caller) => caller.fence === undefined));
+      await this.#runFenced(db, fenced);
+      return;
+    }
+    await this.#runPlain(db, accepted);
+  }
+
+  /** A group without fences: one op applied directly, more through the journal. */
+  async #runPlain(db: Db, accepted: Caller[]): Promise<void> {
     const ops = accepted.flatMap((caller) => caller.ops);
     if (ops.length === 1) {
       await this.#runSingle(db, accepted[0]!);
@@ -422,6 +505,80 @@ export class MongoStore implements Store {
       this.#recovery = undefined;
     }
     for (const caller of accepted) caller.resolve();
+  }
+
+  /**
+   * A group of cluster commits (see `mongo-fences.ts`): per shard, one conditional update of
+   * its fence document is the commit point; then the ops of the shards that landed are applied.
+   * If applying fails, it is retried (reads and commits wait) for as long as this node still
+   * holds each shard; a shard whose lease ran out meanwhile is left to its next owner, which
+   * re-applies it before anything of the shard is read.
+   */
+  async #runFenced(db: Db, callers: Caller[]): Promise<void> {
+    const parts = new Map<number, ShardPart<Caller>>();
+    for (const caller of callers) {
+      const fence = caller.fence!;
+      const part = parts.get(fence.shard);
+      if (!fence.valid() || (part !== undefined && part.fence.epoch > fence.epoch)) {
+        caller.reject(new FencedError(fence.shard, fence.epoch, 'lease'));
+      } else if (part === undefined || part.fence.epoch < fence.epoch) {
+        for (const stale of part?.callers ?? []) stale.reject(new FencedError(fence.shard, stale.fence!.epoch, 'lease'));
+        parts.set(fence.shard, { fence, callers: [caller], ops: [...caller.ops] });
+      } else {
+        part.callers.push(caller);
+        part.ops.push(...caller.ops);
+      }
+    }
+    if (parts.size === 0) return;
+    const seq = (this.#lastSeq = Math.max(this.#lastSeq + 1, Date.now() * 1000));
+    let landed: Set<number>;
+    try {
+      landed = await this.#fences.commit(db, seq, parts);
+    } catch (error) {
+      // Whatever landed is removed by the shard's next commit, before anyone relies on it.
+      for (const part of parts.values()) this.#fences.applied(part.fence.shard, part.fence.epoch, seq);
+      const failure = toStorageError(error, 'commit');
+      for (const part of parts.values()) for (const caller of part.callers) caller.reject(failure);
+      return;
+    }
+    let pending: ShardPart<Caller>[] = [];
+    for (const part of parts.values()) {
+      if (landed.has(part.fence.shard)) pending.push(part);
+      else for (const caller of part.callers) caller.reject(new FencedError(part.fence.shard, part.fence.epoch, 'storage'));
+    }
+    let applied!: () => void;
+    this.#applying = new Promise<void>((resolve) => (applied = resolve));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const kept = pending.filter((part) => part.fence.valid());
+      for (const part of pending) {
+        if (kept.includes(part)) continue;
+        for (const caller of part.callers) caller.reject(new AmbiguousCommitError(`shard ${part.fence.shard} moved while its commit was being applied`));
+      }
+      pending = kept;
+      if (pending.length === 0) break;
+      try {
+        const current = pending;
+        await this.#applyOps(db, current.flatMap((part) => part.ops), attempt > 0, () => current.every((part) => part.fence.valid()));
+        break;
+      } catch {
+        if (attempt === 0) {
+          let recovered!: () => void;
+          this.#recovery = new Promise<void>((resolve) => (recovered = resolve));
+          this.#applying = undefined;
+          applied();
+          applied = recovered;
+          for (const caller of this.#queue) this.#armTimeout(caller);
+        }
+        await sleep(RECOVERY_BACKOFF_MS[Math.min(attempt, RECOVERY_BACKOFF_MS.length - 1)]!);
+      }
+    }
+    this.#applying = undefined;
+    this.#recovery = undefined;
+    applied();
+    for (const part of pending) {
+      this.#fences.applied(part.fence.shard, part.fence.epoch, seq);
+      for (const caller of part.callers) caller.resolve();
+    }
   }
 
   async #runSingle(db: Db, caller: Caller): Promise<void> {
@@ -481,7 +638,7 @@ export class MongoStore implements Store {
   }
 
   /** Applies ops in order: consecutive ops on one collection go in one ordered bulk write. */
-  async #applyOps(db: Db, ops: readonly WriteOp[], replaying: boolean): Promise<void> {
+  async #applyOps(db: Db, ops: readonly WriteOp[], replaying: boolean, guard?: () => boolean): Promise<void> {
     let i = 0;
     while (i < ops.length) {
       const collection = ops[i]!.collection;
@@ -494,6 +651,7 @@ export class MongoStore implements Store {
       // bulk writes are as good: a group is atomic through its journal entry, not through one
       // database call.
       for (let start = 0; start < batch.length; start += BULK_WRITE_MAX) {
+        if (guard !== undefined && !guard()) throw new StorageUnavailableError('the lease on a shard of this group ran out');
         await db.collection<StoredDoc>(collection).bulkWrite(batch.slice(start, start + BULK_WRITE_MAX), { ordered: true });
       }
     }

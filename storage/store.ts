@@ -79,6 +79,36 @@ export interface CollectionSpec {
 
 export type StoreKind = 'lmdb' | 'mongodb';
 
+/**
+ * The fencing token of a cluster node's commit: the shard its actor hashes to, and the epoch
+ * of the node's lease on that shard. A store that fences (MongoDB in cluster mode) refuses a
+ * commit whose epoch is older than the shard's, so a node that lost its lease cannot write.
+ */
+export interface Fence {
+  readonly shard: number;
+  readonly epoch: number;
+  /** False once the node knows its lease is gone or expired: the store refuses without asking. */
+  valid(): boolean;
+}
+
+/** Who writes to this storage, asked for at start-up by `claimWriter`. */
+export type WriterClaim =
+  /** One server alone. */
+  | { readonly mode: 'single' }
+  /** Any node of the cluster `clusterId`, and no other writer. */
+  | { readonly mode: 'cluster'; readonly clusterId: string };
+
+/** A claim held on storage; storage refuses no write for it, it only keeps other servers out. */
+export interface WriterLease {
+  release(): Promise<void>;
+}
+
+/** Options of a streaming read. */
+export interface ScanOptions {
+  /** Most documents per batch (default 1000). */
+  batchSize?: number;
+}
+
 export interface Store {
   readonly kind: StoreKind;
   /** Connects or opens, and creates the indexes of every collection. Safe to call once. */
@@ -91,9 +121,24 @@ export interface Store {
   find<T extends Doc = Doc>(collection: string, filter: Filter, options?: FindOptions): Promise<T[]>;
   count(collection: string, filter: Filter): Promise<number>;
   /**
+   * Streams the matching documents in batches of at most `batchSize`, in no promised order,
+   * without holding more than one batch: for reads over whole collections. It is not a
+   * snapshot: a document written during the scan may or may not be seen, but every document
+   * that matches throughout is seen exactly once. Stopping the iteration releases the reader.
+   */
+  scan<T extends Doc = Doc>(collection: string, filter: Filter, options?: ScanOptions): AsyncIterable<T[]>;
+  /**
    * Applies the ops in order, atomically, and resolves only once they are durable.
    * Rejects with DuplicateKeyError (nothing applied) when a unique index would be violated,
-   * or StorageUnavailableError when storage cannot be reached (nothing applied).
+   * or StorageUnavailableError when storage cannot be reached (nothing applied). With a
+   * `fence`, a store that fences refuses with FencedError (nothing applied) when the shard
+   * has moved to a newer epoch; LMDB, never clustered, ignores it.
    */
-  commit(ops: readonly WriteOp[]): Promise<void>;
+  commit(ops: readonly WriteOp[], fence?: Fence): Promise<void>;
+  /**
+   * Makes this process the storage's only writer (or one node of its only cluster) until the
+   * lease is released or the process ends; rejects with WriterHeldError while another holds it.
+   * `onLost` runs if the claim is taken away later (this process was stalled past its lease).
+   */
+  claimWriter?(claim: WriterClaim, onLost: () => void): Promise<WriterLease>;
 }

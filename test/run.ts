@@ -9,6 +9,20 @@ import { ferretdbBinary, startFerretDb, type FerretDbServer } from './fixtures/f
 import { REPO_ROOT } from './fixtures/paths.js';
 
 const SUITES = ['unit', 'storage', 'integration'].map((dir) => join(REPO_ROOT, 'dist', 'test', dir));
+/**
+ * Tests that start several server processes, NATS and load at once (cluster mode, storage
+ * claims) run after the rest, one file at a time, so they never starve the tests beside them.
+ */
+const CLUSTER_SUITE = join(REPO_ROOT, 'dist', 'test', 'cluster');
+
+function runTests(env: NodeJS.ProcessEnv, concurrency: number, paths: string[]): Promise<number> {
+  // A test that hangs fails after two minutes instead of stalling the run.
+  const child = spawn(process.execPath, ['--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, '--test-timeout=120000', ...paths], {
+    env,
+    stdio: 'inherit',
+  });
+  return new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+}
 
 async function main(): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -26,12 +40,9 @@ async function main(): Promise<number> {
     process.stdout.write('MongoDB tests NOT run: no MONGODB_URI and no FerretDB (build it with `bash .ci/install-ferretdb.sh`).\n');
   }
   try {
-    // A test that hangs fails after two minutes instead of stalling the run.
-    const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=120000', ...SUITES], {
-      env,
-      stdio: 'inherit',
-    });
-    return await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
+    const main = await runTests(env, 2, SUITES);
+    const cluster = await runTests(env, 1, [CLUSTER_SUITE]);
+    return main !== 0 ? main : cluster;
   } finally {
     await ferret?.destroy();
   }

@@ -48,14 +48,15 @@ const DATE_FIELDS = ['expireAt', 'verifiedDate'] as const satisfies readonly (ke
 const NULLABLE_FLAGS = ['isPinned', 'isLocked'] as const satisfies readonly (keyof CommentDoc)[];
 
 /**
- * `patchComment`: applies the changes (a locked comment takes none but its unlocking), moving
+ * `patchComment`: applies the changes (a locked comment takes none but its lock alone), moving
  * the comment to another page when its `urlId` changes.
  */
 export async function patchComment(host: PageHost, current: CommentDoc, { changes, settings, isLive, userIdForEmail }: PageProtocol['patchComment']['in']): Promise<PatchedComment> {
   const { state } = host;
-  const unlocking = 'isLocked' in changes && !changes['isLocked'];
+  // A locked comment takes one change: its lock alone. Unlocking and changing in one request
+  // would let any caller skip the lock.
   const onlyLock = Object.keys(changes).length === 1 && 'isLocked' in changes;
-  if (current.isLocked && !unlocking && !onlyLock) throw new ApiError('locked');
+  if (current.isLocked && !onlyLock) throw new ApiError('locked', 'The comment is locked: unlock it first (a PATCH of isLocked alone), then change it.');
   const next = applyChanges(host, current, changes, settings, userIdForEmail);
   const target = typeof changes['urlId'] === 'string' && changes['urlId'] !== state.urlId ? changes['urlId'] : null;
   if (target !== null) return moveOut(host, next, target, isLive);

@@ -6,6 +6,7 @@ import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
 import { HashTagKind } from '../hashtag/protocol.js';
+import { pollUpdateEvent } from '../poll/poll-events.js';
 import { createPoll, POLL_COLLECTIONS, type PollDoc, pollView } from '../poll/poll-model.js';
 import { UserKind, userActorId, UsernameKind, usernameActorId } from '../user/protocol.js';
 import { authorKeyOf, COMMENTS, type CommentDoc, isVisible } from './comment-doc.js';
@@ -128,6 +129,8 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
   }
   const view = state.view(doc);
   if (isLive && isVisible(doc)) host.publish(commentEvent('new-comment', view));
+  // A poll reaches widgets live whatever `isLive` says (inside new-comment when it is set).
+  else if (poll !== null && isVisible(doc)) host.publish(pollUpdateEvent(id, state.urlId, poll, now));
   return { comment: view, user };
 }
 

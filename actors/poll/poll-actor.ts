@@ -388,7 +388,6 @@ export class PollActor extends Actor<PollProtocol> {
       const vote = this.#poll === undefined ? undefined : this.#votes.get(voteId);
       if (vote === undefined) throw new ApiError('not-found', 'No poll vote has this id (it was retracted, or removed with its option or poll).');
       const poll = this.#poll!;
-      if (isClosed(poll, clock.now())) throw new ApiError('poll-closed', `The poll closed at ${poll.closesAt}: its votes are final.`);
       this.#deleteVote(vote);
       const next = retractVote(poll, vote);
       this.#savePoll(next);

@@ -39,6 +39,26 @@ export function normalizeDomain(raw: string): string {
   return domain;
 }
 
+/**
+ * Whether a site (a host, with its port when not the scheme's default: `blog.example.com`,
+ * `localhost:3000`) is one of the configured domains or a subdomain of one. A domain without
+ * a port covers every port; `*.example.com` covers the subdomains of example.com only.
+ */
+export function siteAllowed(domains: readonly string[], site: string): boolean {
+  const colon = site.lastIndexOf(':');
+  const hasPort = colon > 0 && !site.endsWith(']') && /^\d+$/.test(site.slice(colon + 1));
+  const host = hasPort ? site.slice(0, colon) : site;
+  for (const domain of domains) {
+    const wildcard = domain.startsWith('*.');
+    const bare = wildcard ? domain.slice(2) : domain;
+    const portAt = bare.lastIndexOf(':');
+    const domainHost = portAt > 0 ? bare.slice(0, portAt) : bare;
+    if (portAt > 0 && (!hasPort || site.slice(colon + 1) !== bare.slice(portAt + 1))) continue;
+    if ((!wildcard && host === domainHost) || host.endsWith(`.${domainHost}`)) return true;
+  }
+  return false;
+}
+
 /** The API shape (APIDomainConfiguration). */
 export function domainConfigView(doc: DomainConfigDoc): Record<string, unknown> {
   const { _id, tenantId: _tenantId, ...rest } = doc;

@@ -16,6 +16,8 @@ export interface NewTenant {
   monthlyCredits?: number;
   /** With an allowance: keep serving past it and record the overage. */
   flex?: boolean;
+  /** The parent tenant that manages this one (white labelling). */
+  managedByTenantId?: string;
 }
 
 export interface ProvisionedTenant {
@@ -54,6 +56,7 @@ export async function createTenant(store: Store, spec: NewTenant): Promise<Provi
     signUpDate: new Date(now).toISOString(),
     packageId: packageId ?? null,
     apiSecret,
+    ...(spec.managedByTenantId === undefined ? {} : { managedByTenantId: spec.managedByTenantId }),
   };
   ops.push({ op: 'insert', collection: C.tenants, doc: tenant });
   const { doc: key, apiKey } = newKey(tenantId, now);

@@ -31,6 +31,8 @@ export interface TenantDoc extends Doc {
   email?: string | null;
   signUpDate: string;
   packageId?: string | null;
+  /** The parent tenant that manages this one (white labelling), if any. */
+  managedByTenantId?: string | null;
   /** Shared secret for secure SSO payloads and webhook signatures (API keys are stored hashed). */
   apiSecret: string;
 }
@@ -219,6 +221,7 @@ export class TenantActor extends Actor<TenantProtocol> {
       const doc = buildDomainConfig({ _id: newId(now), tenantId: this.id, createdAt: new Date(now).toISOString() }, domain, input);
       this.#domains.set(domain, doc);
       this.insert(C.domainConfigs, doc);
+      this.#domainsChanged();
       return doc;
     },
 
@@ -243,6 +246,7 @@ export class TenantActor extends Actor<TenantProtocol> {
       const current = this.#domainConfig(domain);
       this.#domains.delete(current.domain);
       this.remove(C.domainConfigs, current._id);
+      this.#domainsChanged();
       return null;
     },
 
@@ -251,7 +255,7 @@ export class TenantActor extends Actor<TenantProtocol> {
       // to storage may already apply to them.
       this.allowUnconfirmed();
       this.#requireTenant();
-      const settings = effectiveSettings(this.#widgetTenant, urlId === null ? undefined : this.#widgetPages.get(urlId));
+      const settings = effectiveSettings(this.#widgetTenant, urlId === null ? undefined : this.#widgetPages.get(urlId), [...this.#domains.keys()]);
       this.setView(TENANT_VIEWS.settings, settings, urlId ?? '');
       return settings;
     },
@@ -312,6 +316,12 @@ export class TenantActor extends Actor<TenantProtocol> {
     },
   };
 
+  /** The sites allowed to host the widget changed: settings carry them, and open channels are checked again. */
+  #domainsChanged(): void {
+    this.clearView(TENANT_VIEWS.settings);
+    this.#accessChanged(null);
+  }
+
   /** Tells the server (live channels re-check who may listen) once the change is durable. */
   #accessChanged(urlId: string | null): void {
     this.publish(tenantTopic(this.id), accessChanged(this.id, urlId));
@@ -344,6 +354,7 @@ export class TenantActor extends Actor<TenantProtocol> {
     this.#domains.delete(current.domain);
     this.#domains.set(next.domain, next);
     this.put(C.domainConfigs, next);
+    if (next.domain !== current.domain) this.#domainsChanged();
     return next;
   }
 

@@ -102,6 +102,11 @@ export interface Settings {
   readonly noNewRootComments: boolean;
   readonly pageSize: number | null;
   readonly defaultSortDirection: 'OF' | 'NF' | 'MR' | null;
+  /**
+   * The tenant's configured domains: browsers on other sites are refused by the public routes.
+   * Empty: any site (the development default, until a domain is configured).
+   */
+  readonly allowedDomains: readonly string[];
   /** The merged object itself, for fields no rule reads but widgets do. */
   readonly config: WidgetConfig;
 }
@@ -125,12 +130,12 @@ export const SETTING_DEFAULTS = {
   noNewRootComments: false,
   pageSize: null,
   defaultSortDirection: null,
-} as const satisfies Omit<Settings, 'config'>;
+} as const satisfies Omit<Settings, 'config' | 'allowedDomains'>;
 
-/** The effective settings of a page: defaults, then the tenant's object, then the page's. */
-export function effectiveSettings(tenant: WidgetConfig | undefined, page: WidgetConfig | undefined): Settings {
+/** The effective settings of a page: defaults, then the tenant's object, then the page's; and the tenant's domains. */
+export function effectiveSettings(tenant: WidgetConfig | undefined, page: WidgetConfig | undefined, allowedDomains: readonly string[] = []): Settings {
   const config: Record<string, unknown> = { ...tenant, ...page };
-  const out: Record<string, unknown> = { config };
+  const out: Record<string, unknown> = { config, allowedDomains };
   for (const [key, fallback] of Object.entries(SETTING_DEFAULTS)) {
     const value = config[key];
     out[key] = value === undefined ? fallback : value;

@@ -38,6 +38,8 @@ export interface ExitStatus {
 export interface StartServerOptions {
   /** Extra environment for the server, e.g. `{ MAILBOX_LIMIT: '50000' }`; wins over the defaults. */
   readonly env?: Readonly<Record<string, string>>;
+  /** A tenant made by another server on the same storage (a further cluster node prints none). */
+  readonly tenant?: DemoTenant;
 }
 
 /**
@@ -290,7 +292,7 @@ export async function startServerProcess(options: StartServerOptions = {}): Prom
     throw err;
   }
   try {
-    const tenant = {
+    const tenant = options.tenant ?? {
       tenantId: demoValue(started.stdout, 'tenantId'),
       apiKey: demoValue(started.stdout, 'apiKey'),
       apiSecret: demoValue(started.stdout, 'apiSecret'),

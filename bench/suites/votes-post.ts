@@ -23,7 +23,7 @@ const USERS = 2000;
  */
 const DEFAULT_CONNECTIONS = 64;
 
-async function seed(server: ServerProcess): Promise<string[]> {
+export async function seed(server: Pick<ServerProcess, 'url' | 'authHeaders'>): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < COMMENTS; i++) {
     const res = await fetch(`${server.url}/api/v1/comments`, {
@@ -38,7 +38,7 @@ async function seed(server: ServerProcess): Promise<string[]> {
   return ids;
 }
 
-function luaScript(commentIds: readonly string[]): string {
+export function luaScript(commentIds: readonly string[]): string {
   return `
 local ids = { ${commentIds.map((id) => `"${id}"`).join(', ')} }
 math.randomseed(os.time() + math.floor(os.clock() * 1e6))

@@ -6,6 +6,9 @@ import type { BusListener } from '../../engine/event-bus.js';
 import { log } from '../../engine/log.js';
 import type { EventLogFeeder } from './event-log-feeder.js';
 
+/** Cluster mode: carries this node's events, stamped, to the other nodes (`engine/cluster/live-relay.ts`). */
+export type LiveRelaySend = (topic: string, event: unknown) => void;
+
 /** Where fanned-out events go: the websocket server's topics (`HttpServer` is one). */
 export interface LiveTransport {
   publish(topic: string, message: string): void;
@@ -24,14 +27,28 @@ export interface LiveTransport {
  * everything from it: that misses nothing only if a topic's timestamps never go backwards
  * along its stream. Stamps taken by the publishing actors could (two actors publish to a page:
  * its page actor and its polls' actors; and clocks step back).
+ *
+ * In cluster mode, `relay` sends each local event (stamped, so every node shows the same stamp
+ * and the log holds it) to the other nodes; their events arrive as `remote` and only go to this
+ * node's sockets: the publishing node alone logs them. A remote stamp also advances this
+ * node's, so an event published here after one seen from elsewhere is stamped later.
  */
-export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder): BusListener {
+export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder, relay?: LiveRelaySend): BusListener {
   let lastStamp = 0;
-  return (topic, published) => {
+  return (topic, published, remote) => {
     const address = parseTopic(topic);
-    if (address === undefined) return;
+    if (address === undefined) {
+      if (!remote) relay?.(topic, published);
+      return;
+    }
     if (typeof published !== 'object' || published === null || typeof (published as LiveEvent).type !== 'string') {
       log.warn('live-event-invalid', { topic });
+      return;
+    }
+    if (remote) {
+      const stamp = (published as LiveEvent).timestamp;
+      if (typeof stamp === 'number' && stamp > lastStamp) lastStamp = stamp;
+      if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(published as LiveEvent));
       return;
     }
     lastStamp = Math.max(clock.now(), lastStamp);
@@ -39,10 +56,12 @@ export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder): Bu
     const event: LiveEvent = { ...publicEvent(published as LiveEvent), timestamp: lastStamp };
     if (address.kind === 'user') {
       if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
+      relay?.(topic, event);
       return;
     }
     // Encoded only for a page someone listens to; the log encodes an entry when it is read.
     if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
     if (event.type !== LIVE_EVENT_TYPES.presenceUpdate) feeder.add(address.tenantId, address.id, event);
+    relay?.(topic, event);
   };
 }

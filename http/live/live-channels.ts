@@ -2,11 +2,18 @@ import { EventLogSweeperKind, SWEEPER_ID } from '../../actors/live/event-log-pro
 import type { AppServices } from '../services.js';
 import type { HttpServer } from '../uws.js';
 import { EventLogFeeder } from './event-log-feeder.js';
-import { liveFanout } from './fanout.js';
+import { liveFanout, type LiveRelaySend } from './fanout.js';
 import { SubChannel } from './sub-channel.js';
 
 /** How often pages gone quiet have their expired event-log entries dropped. */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Cluster mode: how live events reach and come from the other nodes (`engine/cluster/live-relay.ts`). */
+export interface LiveCluster {
+  readonly send: LiveRelaySend;
+  /** Resolves once events other nodes publish on `topics` will reach this node. */
+  follow(topics: readonly string[]): Promise<void>;
+}
 
 /** The running live channels. */
 export interface LiveChannels {
@@ -22,11 +29,11 @@ export interface LiveChannels {
  * fans events out to it and feeds the event log, and the event-log sweeper. Call before
  * `http.onRequest`, which takes every path not claimed before it.
  */
-export function startLive(http: HttpServer, services: AppServices): LiveChannels {
-  const sub = new SubChannel(services.liveIds, services.system, services.limits);
+export function startLive(http: HttpServer, services: AppServices, cluster?: LiveCluster): LiveChannels {
+  const sub = new SubChannel(services.liveIds, services.system, services.limits, cluster?.follow);
   http.live('/sub', sub.behavior);
   const feeder = new EventLogFeeder(services.system);
-  const unlisten = services.bus.listen(liveFanout(http, feeder));
+  const unlisten = services.bus.listen(liveFanout(http, feeder, cluster?.send));
   const unlistenSub = services.bus.listen(sub.onBusEvent);
   const sweep = setInterval(() => services.system.tell(EventLogSweeperKind, SWEEPER_ID, 'sweep', null), SWEEP_INTERVAL_MS);
   sweep.unref();

@@ -10,6 +10,7 @@ import { parseQuery, type Query } from '../query.js';
 import { errorReply } from '../respond.js';
 import type { LiveBehavior, LiveSocket } from '../uws.js';
 import { limitKey } from '../client-address.js';
+import { checkSite, requestSite } from '../site-check.js';
 import type { PublicLimits } from '../rate-limit.js';
 import { assertMayListen } from './page-access.js';
 
@@ -42,6 +43,8 @@ export interface Subscription {
   readonly topics: readonly string[];
   /** Messages received in the current one-second window (counted by the channel). */
   readonly traffic: { windowStart: number; count: number };
+  /** The site of the page the browser connected from (`requestSite`), checked again when domains change. */
+  readonly site: string | undefined;
 }
 
 const NO_USER = new Set(['', 'null', 'undefined']);
@@ -63,7 +66,7 @@ function single(query: Query, name: string): string | undefined {
  * forged or taken from another tenant are refused. Without a user id the connection gets the
  * page's events only.
  */
-export function subscriptionFor(liveIds: LiveIds, query: Query): Subscription {
+export function subscriptionFor(liveIds: LiveIds, query: Query, site?: string): Subscription {
   const tenantIdWS = single(query, 'tenantIdWS');
   const urlIdWS = single(query, 'urlId');
   const userIdWS = single(query, 'userIdWS');
@@ -80,7 +83,7 @@ export function subscriptionFor(liveIds: LiveIds, query: Query): Subscription {
   }
   const topics = [pageTopic(tenantId, urlId)];
   if (userId !== null) topics.push(userTopic(tenantId, userId));
-  return { tenantId, urlId, userId, topics, traffic: { windowStart: 0, count: 0 } };
+  return { tenantId, urlId, userId, topics, traffic: { windowStart: 0, count: 0 }, site };
 }
 
 /** Close code for a reader whose page stopped admitting it (RFC 6455: policy violation). */
@@ -104,11 +107,14 @@ export class SubChannel {
   readonly #limits: PublicLimits;
   /** Open connections, by tenant: the ones a change of access may refuse. */
   readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
+  readonly #follow: ((topics: readonly string[]) => Promise<void>) | undefined;
 
-  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits) {
+  /** @param follow cluster mode: makes events of other nodes on these topics reach this one */
+  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits, follow?: (topics: readonly string[]) => Promise<void>) {
     this.#liveIds = liveIds;
     this.#system = system;
     this.#limits = limits;
+    this.#follow = follow;
   }
 
   /** The websocket behaviour to serve `/sub` with. */
@@ -120,8 +126,10 @@ export class SubChannel {
     upgrade: async (req) => {
       try {
         this.#limits.requests.spend(limitKey(req.ip), 'requests');
-        const subscription = subscriptionFor(this.#liveIds, parseQuery(req.query));
+        const subscription = subscriptionFor(this.#liveIds, parseQuery(req.query), requestSite(req.headers));
+        await checkSite(this.#system, subscription.tenantId, subscription.site);
         await assertMayListen(this.#system, subscription.tenantId, subscription.urlId, subscription.userId);
+        if (this.#follow !== undefined) await this.#follow(subscription.topics);
         return { accept: subscription };
       } catch (err) {
         return { refuse: errorReply(err) };
@@ -167,17 +175,18 @@ export class SubChannel {
     const sockets = this.#open.get(tenantId);
     if (sockets === undefined) return;
     // One check per page and reader: many connections usually share a few.
-    const readers = new Map<string, { urlId: string; userId: string | null; sockets: LiveSocket<Subscription>[] }>();
+    const readers = new Map<string, { urlId: string; userId: string | null; site: string | undefined; sockets: LiveSocket<Subscription>[] }>();
     for (const socket of sockets) {
-      const { urlId: page, userId } = socket.data;
+      const { urlId: page, userId, site } = socket.data;
       if ((urlId !== null && page !== urlId) || (onlyUser !== undefined && userId !== onlyUser)) continue;
-      const key = `${page}\n${userId ?? ''}`;
+      const key = `${page}\n${userId ?? ''}\n${site ?? ''}`;
       const reader = readers.get(key);
-      if (reader === undefined) readers.set(key, { urlId: page, userId, sockets: [socket] });
+      if (reader === undefined) readers.set(key, { urlId: page, userId, site, sockets: [socket] });
       else reader.sockets.push(socket);
     }
     for (const reader of readers.values()) {
       try {
+        await checkSite(this.#system, tenantId, reader.site);
         await assertMayListen(this.#system, tenantId, reader.urlId, reader.userId);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) {

@@ -12,6 +12,7 @@ import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
 import { freeForm } from '../validation.js';
+import { sendWelcome, welcomeAddress } from './comment-emails.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
 interface ListParams {
@@ -33,6 +34,9 @@ interface ListParams {
   toDate?: number;
 }
 
+/** A time in ms since 1970 that a JavaScript `Date` can hold (up to the year 275760). */
+const EPOCH_MS: Schema = { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 };
+
 const LIST_QUERY: Schema = {
   type: 'object',
   properties: {
@@ -50,8 +54,8 @@ const LIST_QUERY: Schema = {
     anonUserId: USER_ID,
     userId: USER_ID,
     hashTag: { type: 'array', items: text(100, 1), maxItems: 20 },
-    fromDate: { type: 'integer', minimum: 0 },
-    toDate: { type: 'integer', minimum: 0 },
+    fromDate: EPOCH_MS,
+    toDate: EPOCH_MS,
   },
 };
 
@@ -381,6 +385,7 @@ export const commentRoutes = [
         poll: body.poll ?? null,
       };
       const settings = await tenantSettings(app.system, tenantId, urlId);
+      const welcome = query.sendEmails === true ? await welcomeAddress(app, tenantId, input) : null;
       const created = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'createComment', {
         input,
         settings,
@@ -388,6 +393,7 @@ export const commentRoutes = [
         doSpamCheck: query.doSpamCheck === true,
       });
       pageLocator(app.system).remember('comment', tenantId, String(created.comment['_id']), urlId);
+      if (welcome !== null) await sendWelcome(app, tenantId, created, welcome);
       return { comment: created.comment, user: created.user };
     },
   }),

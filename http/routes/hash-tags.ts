@@ -34,6 +34,7 @@ export const hashTagRoutes = [
     method: 'POST',
     path: '/api/v1/hash-tags',
     access: 'tenant',
+    tenantInBody: true,
     body: { type: 'object', properties: TAG_FIELDS, required: ['tag'] },
     handle: async ({ app, tenantId, body }) => {
       sameTenant(tenantId, body);
@@ -45,11 +46,12 @@ export const hashTagRoutes = [
     method: 'POST',
     path: '/api/v1/hash-tags/bulk',
     access: 'tenant',
+    tenantInBody: true,
     body: {
       type: 'object',
       properties: {
         tenantId: text(64),
-        tags: { type: 'array', maxItems: HASH_TAG_BULK_MAX, items: { type: 'object', properties: { tag: text(200), url: text(2048) }, required: ['tag'] } },
+        tags: { type: 'array', maxItems: HASH_TAG_BULK_MAX, items: { type: 'object', properties: { tag: text(200), url: link(2048) }, required: ['tag'] } },
       },
       required: ['tags'],
     },
@@ -65,6 +67,7 @@ export const hashTagRoutes = [
     method: 'PATCH',
     path: '/api/v1/hash-tags/:tag',
     access: 'tenant',
+    tenantInBody: true,
     params: TAG_PARAM,
     body: { type: 'object', properties: TAG_FIELDS, minProperties: 1 },
     handle: async ({ app, tenantId, params, body }) => {
@@ -80,6 +83,7 @@ export const hashTagRoutes = [
     method: 'DELETE',
     path: '/api/v1/hash-tags/:tag',
     access: 'tenant',
+    tenantInBody: true,
     params: TAG_PARAM,
     body: { type: 'object', properties: { tenantId: text(64) } },
     handle: async ({ app, tenantId, params, body }) => {

@@ -22,6 +22,7 @@ const CREATE_BODY: Schema = {
 };
 const PATCH_BODY: Schema = {
   type: 'object',
+  minProperties: 1,
   properties: { urlId: URL_ID, url: link(4096), title: text(1000), accessibleByGroupIds: GROUPS, isClosed: { type: 'boolean' }, commentCount: {}, rootCommentCount: {} },
 };
 const ID_PARAM: Schema = { type: 'object', properties: { id: text(128, 1) }, required: ['id'] };

@@ -312,6 +312,9 @@ for (const storage of storages()) {
 
       assert.equal((await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { isLocked: true } })).status, 200);
       assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/polls/${c._id}`, { body: { question: 'Changed?' } })), [423, 'locked']);
+      // Unlocking and changing in one request is refused, and changes nothing: unlock first.
+      assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { isLocked: false, comment: 'sneaky' } })), [423, 'locked']);
+      assert.equal((await getComment(t, c._id)).comment, 'poll');
       assert.equal((await t.api('PATCH', `/api/v1/comments/${c._id}`, { body: { isLocked: false } })).status, 200);
       assert.equal((await t.api('PATCH', `/api/v1/polls/${c._id}`, { body: { question: 'Changed?' } })).status, 200);
 

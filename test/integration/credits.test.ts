@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { clock } from '../../engine/clock.js';
+import { COLLECTIONS } from '../../storage/collections.js';
+import { createStore } from '../../storage/create-store.js';
+import { InstrumentedStore } from '../fixtures/instrumented-store.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 
 interface Usage {
@@ -115,6 +118,40 @@ for (const storage of storages()) {
         assert.equal(usage.status, 200);
         assert.deepEqual(usage.body.tenantDailyUsages.map((d) => d.apiCreditsUsed), [5], 'refused calls were not charged');
         assert.equal((await t.api('GET', '/api/v1/domain-configs/late.example')).status, 404);
+      });
+    });
+
+    describe('a fixed-price package on slow storage', () => {
+      let t: TestServer;
+      let store: InstrumentedStore | undefined;
+      before(async () => {
+        t = await startTestServer(storage, {}, {
+          tenant: { monthlyCredits: 2 },
+          store: (config) =>
+            (store = new InstrumentedStore(
+              createStore({ dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs }, COLLECTIONS),
+            )),
+        });
+      });
+      after(async () => {
+        await t.destroy();
+      });
+
+      test('a client that waits for each answer gets exactly its allowance, however slow storage is', async () => {
+        restoreClock = clock.set(() => Date.UTC(2026, 5, 15, 10));
+        // Every storage call takes 40 ms, and the client pauses longer than reads' charges gather
+        // (10 ms) between calls: each charge is on its way to the ledger when the next call comes.
+        store!.slowDown(40);
+        const statuses: number[] = [];
+        // A read whose handler never waits on the tenant's ledger (settings come from its published view).
+        for (let i = 0; i < 5; i++) {
+          statuses.push((await t.api('GET', '/api/v1/comments', { query: { urlId: '/credits' } })).status);
+          await new Promise((r) => setTimeout(r, 15));
+        }
+        assert.deepEqual(statuses, [200, 200, 402, 402, 402]);
+        store!.slowDown(0);
+        const usage = await t.api<{ tenantDailyUsages: Usage[] }>('GET', '/api/v1/tenant-daily-usage');
+        assert.equal(usage.status, 402, 'the allowance is spent: even the usage read is refused');
       });
     });
 

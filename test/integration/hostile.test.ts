@@ -10,11 +10,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { SETTINGS } from '../../engine/config.js';
-import { flood, rawRequest, rssMiB, tally } from '../fixtures/hostile.js';
+import { rawRequest, rssMiB, tally } from '../fixtures/hostile.js';
 import { demoHeaders, type ServerProcess, spawnServer } from '../fixtures/server-process.js';
 import { withServerStorage } from '../fixtures/server-storage.js';
 import { checkedFetch } from '../fixtures/openapi.js';
 import { storages, withQuery } from '../fixtures/server.js';
+import { inParallel as flood } from './page-helpers.js';
 
 /** The operator's defaults for the public limits (the fixture lifts them for other tests). */
 const DEFAULT_LIMITS: Record<string, string> = Object.fromEntries(

@@ -99,6 +99,10 @@ for (const storage of storages()) {
       }
       assert.deepEqual(outcome(await t.api('GET', '/api/v1/tenant-daily-usage', { query: { yearNumber: '1e309' } })), [400, 'invalid-param']);
       assert.deepEqual(outcome(await t.api('GET', '/api/v1/comments', { query: { fromDate: '1e309' } })), [400, 'invalid-param']);
+      // Beyond what a JavaScript Date holds: a 400, never a 500.
+      assert.deepEqual(outcome(await t.api('GET', '/api/v1/comments', { query: { fromDate: '8640000000000001' } })), [400, 'invalid-param']);
+      assert.deepEqual(outcome(await t.api('GET', '/api/v1/comments', { query: { toDate: '9007199254740991' } })), [400, 'invalid-param']);
+      assert.equal((await t.api('GET', '/api/v1/comments', { query: { fromDate: '8640000000000000' } })).status, 200);
       assert.equal((await t.api('GET', '/api/v1/comments', { query: { urlId: '/door', limit: '007' } })).status, 200);
       const infinite = await t.api('POST', '/api/v1/comments', {
         body: '{"commenterName":"A","comment":"x","url":"https://example.com/d","urlId":"/door","locale":"en","localDateHours":1e400}',

@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ROUTES } from '../../http/routes/index.js';
-import { assertComponent, assertWireShape, findOperation, type Operation, validatedOperations, WireShapeError } from '../fixtures/openapi.js';
+import { eventually } from '../fixtures/eventually.js';
+import { assertAnswer, assertComponent, findOperation, type Operation, validatedOperations, WireShapeError } from '../fixtures/openapi.js';
 import { type ApiResponse, startTestServer, storages, type TestServer } from '../fixtures/server.js';
 
 /** The OpenAPI operations the server's routes implement. */
@@ -37,14 +38,14 @@ describe('the OpenAPI helper', () => {
 
   test('refuses a wrong shape, naming where, what is expected and what was found; allows extra fields and nulls', () => {
     const comment = { id: 'c', approved: true, comment: 'x', commentHTML: 'x', commenterName: 'A', locale: null, tenantId: 't', url: 'u', urlId: '/u', verified: false, votes: null };
-    assert.ok(assertWireShape('GET', '/api/v1/comments/c', { status: 'success', comment: { ...comment, date: 1, extra: { any: 1 } } }));
-    assert.ok(assertWireShape('GET', '/api/v1/comments/c', { status: 'success', comment: { ...comment, date: null } }));
+    assert.ok(assertAnswer('GET', '/api/v1/comments/c', { status: 'success', comment: { ...comment, date: 1, extra: { any: 1 } } }));
+    assert.ok(assertAnswer('GET', '/api/v1/comments/c', { status: 'success', comment: { ...comment, date: null } }));
     assert.throws(
-      () => assertWireShape('GET', '/api/v1/comments/c', { status: 'success', comment: { ...comment, date: '2024-01-01T00:00:00.000Z' } }),
+      () => assertAnswer('GET', '/api/v1/comments/c', { status: 'success', comment: { ...comment, date: '2024-01-01T00:00:00.000Z' } }),
       (err: Error) => err instanceof WireShapeError && /\/comment\/date: must be number,null/.test(err.message) && err.message.includes('"2024-01-01T00:00:00.000Z"') && err.message.includes('GetComment'),
     );
-    assert.throws(() => assertWireShape('GET', '/api/v1/pages', { status: 'success', pages: [{ id: 'p', urlId: '/p', url: null, title: '', commentCount: 0, rootCommentCount: 0, createdAt: '2024-01-01T00:00:00.000Z' }] }), /\/pages\/0\/url: must be string/);
-    assert.throws(() => assertWireShape('DELETE', '/api/v1/comments/c', { status: 'success' }), /must have required property 'action'/);
+    assert.throws(() => assertAnswer('GET', '/api/v1/pages', { status: 'success', pages: [{ id: 'p', urlId: '/p', url: null, title: '', commentCount: 0, rootCommentCount: 0, createdAt: '2024-01-01T00:00:00.000Z' }] }), /\/pages\/0\/url: must be string/);
+    assert.throws(() => assertAnswer('DELETE', '/api/v1/comments/c', { status: 'success' }), /must have required property 'action'/);
   });
 });
 
@@ -65,6 +66,8 @@ for (const storage of storages()) {
       const urlId = '/shapes';
 
       ok(await t.api('GET', '/api/v1/tenant-daily-usage'), 'usage');
+      // The widget's site, so that the public routes admit it once domains are configured.
+      ok(await t.api('POST', '/api/v1/domain-configs', { body: { domain: 'blog.example' } }), 'add the widget domain');
       ok(await t.api('POST', '/api/v1/domain-configs', { body: { domain: 'shapes.example', emailFromName: 'Shapes', emailHeaders: { 'X-A': 'b' } } }), 'add domain');
       ok(await t.api('GET', '/api/v1/domain-configs'), 'domains');
       ok(await t.api('GET', '/api/v1/domain-configs/shapes.example'), 'domain');
@@ -155,6 +158,33 @@ for (const storage of storages()) {
       assert.ok(withComments.length >= 2, JSON.stringify(events.map((e) => e.type)));
       for (const event of withComments) assertComponent('PubSubComment', event.comment);
       for (const event of events) if (event.vote !== undefined) assertComponent('PubSubVote', event.vote);
+
+      ok(await t.api('POST', '/api/v1/aggregate', { body: { resourceName: 'Comment', groupBy: ['urlId'], operations: [{ field: 'id', op: 'count', alias: 'n' }, { field: 'votes', op: 'max', alias: 'top' }] } }), 'aggregate');
+
+      ok(await t.api('GET', '/api/v1/email-templates/definitions'), 'email template definitions');
+      ok(await t.api('POST', '/api/v1/email-templates/render', { body: { emailTemplateId: 'commenter-verify-post', ejs: '<%= comment.commenterName %>' } }), 'render a template');
+      // A template that renders on the test data but fails on a comment without a page title.
+      const template = ok(
+        await t.api<{ emailTemplate: { _id: string } }>('POST', '/api/v1/email-templates', {
+          body: { emailTemplateId: 'commenter-verify-post', displayName: 'Fragile', domain: 'blog.example', ejs: '<%= comment.pageTitle.toUpperCase() %>' },
+        }),
+        'create a template',
+      ).emailTemplate;
+      ok(await t.api('GET', '/api/v1/email-templates'), 'templates');
+      ok(await t.api('GET', `/api/v1/email-templates/${template._id}`), 'template');
+      ok(await t.api('PATCH', `/api/v1/email-templates/${template._id}`, { body: { displayName: 'Fragile too' } }), 'patch template');
+      ok(
+        await t.api('POST', '/api/v1/comments', { query: { sendEmails: true }, body: { commenterName: 'Dee', commenterEmail: 'dee@shapes.example', comment: 'mail me', url: 'https://blog.example/mail', urlId: '/mail', locale: 'en_us' } }),
+        'a comment that sends a verification email',
+      );
+      type RenderErrors = { renderErrors: { id: string }[] };
+      let renderErrors: RenderErrors['renderErrors'] = [];
+      await eventually(async () => {
+        renderErrors = ok(await t.api<RenderErrors>('GET', `/api/v1/email-templates/${template._id}/render-errors`), 'render errors').renderErrors;
+        return renderErrors.length > 0;
+      }, 60_000);
+      ok(await t.api('DELETE', `/api/v1/email-templates/${template._id}/render-errors/${renderErrors[0]!.id}`), 'delete a render error');
+      ok(await t.api('DELETE', `/api/v1/email-templates/${template._id}`), 'delete template');
 
       ok(await t.api('DELETE', `/api/v1/votes/${vote.voteId}`), 'delete vote');
       ok(await t.api('DELETE', `/api/v1/comments/${plain._id}`, { query: { isLive: true } }), 'delete comment');

@@ -125,6 +125,14 @@ for (const storage of storages()) {
       assert.deepEqual((await t.api<{ hashTags: unknown[] }>('GET', '/api/v1/hash-tags', { auth: 'none', headers: as })).body.hashTags, []);
       assert.deepEqual(outcome(await t.api('DELETE', '/api/v1/hash-tags/zeta', { auth: 'none', headers: as })), [404, 'not-found']);
       assert.deepEqual(outcome(await t.api('POST', '/api/v1/hash-tags', { body: { tag: 'x', tenantId: other.tenantId } })), [403, 'tenant-id-mismatch']);
+      // The API description puts tenantId in these bodies: it names the tenant when the header and query do not.
+      const keyOnly = { 'x-api-key': t.tenant.apiKey };
+      assert.equal((await t.api('POST', '/api/v1/hash-tags', { auth: 'none', headers: keyOnly, body: { tag: 'bodied', tenantId: t.tenant.tenantId } })).status, 200);
+      assert.equal((await t.api('PATCH', '/api/v1/hash-tags/bodied', { auth: 'none', headers: keyOnly, body: { url: 'https://example.com/b', tenantId: t.tenant.tenantId } })).status, 200);
+      assert.equal((await t.api('POST', '/api/v1/hash-tags/bulk', { auth: 'none', headers: keyOnly, body: { tags: [{ tag: 'bulked' }], tenantId: t.tenant.tenantId } })).status, 200);
+      assert.equal((await t.api('DELETE', '/api/v1/hash-tags/bodied', { auth: 'none', headers: keyOnly, body: { tenantId: t.tenant.tenantId } })).status, 200);
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/hash-tags', { auth: 'none', headers: keyOnly, body: { tag: 'nobody' } })), [400, 'missing-tenant-id']);
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/hash-tags', { auth: 'none', headers: keyOnly, body: { tag: 'y', tenantId: other.tenantId } })), [401, 'invalid-api-key']);
     });
 
     test('the page list comes a bounded page at a time, oldest first', async () => {
@@ -141,6 +149,9 @@ for (const storage of storages()) {
       assert.deepEqual([last.body.pages.map((p) => p.urlId), last.body.hasMore], [['/paged-4'], false]);
       assert.equal((await list({})).body.pages.length, 5);
       assert.deepEqual(outcome(await list({ limit: 1001 })), [400, 'invalid-param']);
+      // An empty PATCH is refused like the other PATCH routes'.
+      const first0 = first.body.pages[0] as unknown as { id: string };
+      assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/pages/${first0.id}`, { auth: 'none', headers: as, body: {} })), [400, 'invalid-param']);
     });
   });
 }

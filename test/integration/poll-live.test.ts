@@ -189,5 +189,26 @@ for (const storage of storages()) {
       await eventually(async () => (await embedded()).poll === undefined, 5000);
       assert.ok(!(await embedded()).hasPoll);
     });
+
+    test('a comment created with a poll reaches widgets live, with or without isLive', async () => {
+      const reader = await subscribe(t, t.tenant.tenantId, '/born-with-poll');
+      try {
+        const quiet = await t.api<{ comment: { _id: string; poll: PollView } }>('POST', '/api/v1/comments', {
+          body: { commenterName: 'A', comment: 'q', url: 'https://example.com/p', urlId: '/born-with-poll', locale: 'en', poll: pollInput(2) },
+        });
+        assert.equal(quiet.status, 200);
+        const announced = await nextPollUpdate(reader);
+        assert.deepEqual([announced.commentId, announced.poll], [quiet.body.comment._id, { ...quiet.body.comment.poll, resultsHidden: false }]);
+        const live = await t.api<{ comment: { _id: string; poll: PollView } }>('POST', '/api/v1/comments', {
+          query: { isLive: true },
+          body: { commenterName: 'A', comment: 'q2', url: 'https://example.com/p', urlId: '/born-with-poll', locale: 'en', poll: pollInput(2) },
+        });
+        const created = await reader.next();
+        assert.equal(created.type, LIVE_EVENT_TYPES.newComment);
+        assert.deepEqual((created.comment as { poll: unknown }).poll, { ...live.body.comment.poll, resultsHidden: false });
+      } finally {
+        reader.close();
+      }
+    });
   });
 }

@@ -115,12 +115,13 @@ for (const storage of storages()) {
       try {
         const late = await vote({ commentId, optionId: poll!.options[1]!.id, anonUserId: 'late' });
         assert.deepEqual([late.status, late.body['code' as never]], [409, 'poll-closed']);
+        // Deleting a vote works whenever the vote exists: poll-closed is only for casting.
         const retract = await t.api('DELETE', `/api/v1/poll-votes/${cast.body.pollVote.id}`);
-        assert.deepEqual([retract.status, retract.body['code']], [409, 'poll-closed']);
+        assert.equal(retract.status, 200, JSON.stringify(retract.body));
       } finally {
         clock.set(Date.now);
       }
-      assert.deepEqual(await counts(commentId), [1, 0]);
+      assert.deepEqual(await counts(commentId), [0, 0]);
     });
 
     test(`anonymous votes are rate limited per address per poll`, async () => {

@@ -47,9 +47,9 @@ export class LiveClient {
   }
 
   /** Connects; rejects with `Refused` when the server answers the upgrade with an error. */
-  static connect(url: string): Promise<LiveClient> {
+  static connect(url: string, headers: Record<string, string> = {}): Promise<LiveClient> {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url);
+      const socket = new WebSocket(url, { headers });
       const client = new LiveClient(socket);
       socket.once('open', () => resolve(client));
       socket.once('unexpected-response', (_req, res) => {
