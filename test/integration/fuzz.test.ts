@@ -43,6 +43,8 @@ class RecordingStore extends InstrumentedStore {
 type Body = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'raw'; text: string; type?: string; latin1?: boolean };
 
 interface FuzzRequest {
+  /** Another method than the route's, sometimes. */
+  method?: string;
   params: Record<string, unknown>;
   query: Record<string, unknown>;
   /** Sent as is after the generated query (bad encodings, repeated names). */
@@ -61,12 +63,16 @@ const rawQueries = fc.constantFrom('', 'urlId=%E0%A4%A', 'x=%zz', 'urlId=%ED%A0%
 
 const agent = new Agent({ keepAlive: true });
 
-/** One HTTP request, any method with any body (fetch sends no body with GET). */
-function httpSend(url: string, method: string, headers: Record<string, string>, body: Buffer | undefined): Promise<{ status: number; text: string }> {
+/**
+ * One HTTP request to the server on `port`, any method with any body (fetch sends no body with
+ * GET), the path sent exactly as given (a URL parser would remove dot segments, `.` and `%2E`,
+ * and send the request elsewhere than generated).
+ */
+function httpSend(port: number, path: string, method: string, headers: Record<string, string>, body: Buffer | undefined): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     // Node's client frames a GET body with neither a length nor chunks unless told the length.
     const framed = body === undefined ? headers : { ...headers, 'content-length': String(body.length) };
-    const req = request(url, { method, headers: framed, agent, timeout: 60_000 }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers: framed, agent, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
@@ -125,6 +131,9 @@ function requests(route: AnyRoute, hints: Hints): fc.Arbitrary<FuzzRequest> {
     fc.tuple(valid, route.body ? fc.oneof(invalidValue(route.body, hints).map((value): Body => ({ kind: 'json', value })), rawBodies) : fc.constant<Body>({ kind: 'json', value: { unexpected: true } })).map(([r, body]) => ({ ...r, body })),
   ];
   if (route.params) defects.push(fc.tuple(valid, invalidValue(params, hints)).map(([r, bad]) => ({ ...r, params: bad as Record<string, unknown> })));
+  // HEAD and OPTIONS answer without a body by design. Methods uWebSockets.js does not know
+  // (QUERY, PROPFIND) never reach the server: the reverse proxy answers them (docs/operations.md).
+  defects.push(fc.tuple(valid, fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE')).map(([r, method]) => ({ ...r, method })));
   if (route.access === 'tenant') defects.push(fc.tuple(valid, fc.constantFrom<FuzzRequest['auth']>('none', 'wrong')).map(([r, auth]) => ({ ...r, auth })));
   return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: fc.oneof(...defects) });
 }
@@ -210,7 +219,7 @@ for (const storage of storages()) {
 
     async function send(route: AnyRoute, r: FuzzRequest): Promise<void> {
       const path = pathOf(route, r.params);
-      const url = `${t.url}${path}?${queryText(r.query, r.rawQuery)}`;
+      const target = `${path}?${queryText(r.query, r.rawQuery)}`;
       // The site of the tenant's domain configuration: public routes admit only its pages.
       const headers: Record<string, string> = { origin: 'https://fuzz.example' };
       if (route.access === 'tenant' && r.auth !== 'none') {
@@ -227,9 +236,10 @@ for (const storage of storages()) {
       }
       await settle();
       const mark = store.writes.length;
-      const res = await httpSend(url, route.method, headers, body);
+      const method = r.method ?? route.method;
+      const res = await httpSend(t.server.port, target, method, headers, body);
       const text = res.text;
-      const what = `${route.method} ${url} ${body?.toString('utf8') ?? ''}`.slice(0, 2000);
+      const what = `${method} ${target} ${body?.toString('utf8') ?? ''}`.slice(0, 2000);
       assert.ok(res.status < 500, `${what}\n→ ${res.status} ${text.slice(0, 500)}`);
       let answer: unknown;
       try {
@@ -242,7 +252,7 @@ for (const storage of storages()) {
       const byOutcome = statuses.get(`${route.method} ${route.path}`) ?? new Map<string, number>();
       statuses.set(`${route.method} ${route.path}`, byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1));
       if (res.status < 300) {
-        checkAnswer(route.method, path, res.status, answer);
+        checkAnswer(method, path, res.status, answer);
         return;
       }
       await settle();
