@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { EmailOutboxKind, OUTBOX_STATES } from '../../actors/email/protocol.js';
 import { PENDING_COUNTS } from '../../actors/page/pending-counts.js';
 import { PageKind } from '../../actors/page/protocol.js';
 import type { AnyRoute, Schema } from '../../http/route.js';
@@ -20,6 +21,7 @@ import { ROUTES } from '../../http/routes/index.js';
 import { COLLECTIONS } from '../../storage/collections.js';
 import { createStore } from '../../storage/create-store.js';
 import type { WriteOp } from '../../storage/store.js';
+import { eventually } from '../fixtures/eventually.js';
 import { InstrumentedStore } from '../fixtures/instrumented-store.js';
 import { checkAnswer } from '../fixtures/openapi.js';
 import { type Hints, invalidValue, validValue } from '../fixtures/schema-arbitrary.js';
@@ -200,16 +202,18 @@ for (const storage of storages()) {
 
     /**
      * Lets every write earlier requests left for later land: charges, actor messages, event-log
-     * appends, and vote counts a page writes some time after the votes (as a tenant-wide search
-     * has them written).
+     * appends, vote counts a page writes some time after the votes (as a tenant-wide search has
+     * them written), and emails being sent (the outbox records each once it is sent).
      */
     async function settle(): Promise<void> {
       const { charges, system } = t.server.services;
+      const tenantId = t.tenant.tenantId;
       for (let seen = -1; seen !== store.writes.length; ) {
         seen = store.writes.length;
         await charges.flush();
         const lagging = await store.find(PENDING_COUNTS, {});
         await Promise.all(lagging.map((page) => system.ask(PageKind, page._id, 'flushCounts', null)));
+        await eventually(async () => (await system.ask(EmailOutboxKind, tenantId, 'list', { state: OUTBOX_STATES.queued })).length === 0, 30_000);
         assert.ok(await system.drain(30_000), 'the actors did not settle');
       }
     }
