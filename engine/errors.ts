@@ -89,6 +89,10 @@ export const ERRORS = {
   'email-template-limit': { status: 409, message: 'The tenant has as many email templates as it may.' },
   'email-queue-full': { status: 429, message: 'Too many emails of this tenant are waiting to be sent; nothing was changed. Retry later.' },
   'invalid-link': { status: 400, message: 'The link is not valid or has expired.' },
+  // Webhooks
+  'webhook-limit': { status: 409, message: 'The tenant has as many webhook subscriptions as it may (50).' },
+  'webhook-address-forbidden': { status: 400, message: 'The webhook url is, or resolves to, a loopback, private or link-local address.' },
+  'webhook-host-unresolved': { status: 400, message: 'The host of the webhook url does not resolve.' },
   // Live channels
   'invalid-live-id': { status: 403, message: 'The tenantIdWS, urlIdWS or userIdWS was not issued by this server for this tenant.' },
   'websocket-required': { status: 426, message: 'This endpoint only accepts websocket connections.' },

@@ -9,6 +9,7 @@ import { oauthCollections } from '../actors/oauth/collections.js';
 import { pollCollections } from '../actors/poll/poll-model.js';
 import { userCollections } from '../actors/user/user-actor.js';
 import { tenantCollections } from '../actors/tenant/collections.js';
+import { webhookCollections } from '../actors/webhook/webhooks-actor.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */
@@ -24,4 +25,5 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...pollCollections,
   ...emailTemplateCollections,
   ...emailOutboxCollections,
+  ...webhookCollections,
 ];

@@ -644,7 +644,17 @@ export class MongoStore implements Store {
       const collection = ops[i]!.collection;
       const batch: AnyBulkWriteOperation<StoredDoc>[] = [];
       for (; i < ops.length && ops[i]!.collection === collection; i++) {
-        const operation = bulkOperation(ops[i]!, replaying);
+        const op = ops[i]!;
+        // Consecutive deletes go as one statement: their order among themselves cannot matter,
+        // and FerretDB looks each statement's document up on its own.
+        if (op.op === 'delete' && i + 1 < ops.length && ops[i + 1]!.op === 'delete' && ops[i + 1]!.collection === collection) {
+          const ids: string[] = [];
+          for (; i < ops.length && ops[i]!.op === 'delete' && ops[i]!.collection === collection && ids.length < BULK_WRITE_MAX; i++) ids.push((ops[i] as { id: string }).id);
+          i--;
+          batch.push({ deleteMany: { filter: { _id: { $in: ids } } } });
+          continue;
+        }
+        const operation = bulkOperation(op, replaying);
         if (operation) batch.push(operation);
       }
       // FerretDB 1.24 never answers an update command of 100 or more statements. Smaller

@@ -24,6 +24,7 @@ import {
   widgetConfigId,
 } from './widget-config.js';
 import { Ledger, type UsageFilter } from './ledger.js';
+import { signWebhook, type WebhookSignatures } from '../../webhooks/signing.js';
 import type { Allowance, DailyUsageDoc, UsageCounts } from './usage.js';
 
 export interface TenantDoc extends Doc {
@@ -88,6 +89,8 @@ export type TenantProtocol = {
    * single sign-on). The secret itself never leaves the actor.
    */
   verifySso: { in: { message: string; hash: string }; out: boolean };
+  /** The signature headers of a webhook delivery, made with the API secret (see webhooks/signing.ts). */
+  signWebhook: { in: { id: string; timestamp: number; body: string }; out: WebhookSignatures };
   /** One configuration level as stored, and the page's effective configuration. */
   readWidgetConfig: { in: { urlId: string | null }; out: WidgetConfigView };
   /** Replaces (or, with `merge`, updates field by field) one configuration level. */
@@ -279,6 +282,11 @@ export class TenantActor extends Actor<TenantProtocol> {
       const expected = createHmac('sha256', tenant.apiSecret).update(message).digest();
       const given = /^[0-9a-fA-F]{64}$/.test(hash) ? Buffer.from(hash, 'hex') : Buffer.alloc(0);
       return matchesAnyDigest([expected], given);
+    },
+
+    signWebhook: ({ id, timestamp, body }) => {
+      this.allowUnconfirmed();
+      return signWebhook(this.#requireTenant().apiSecret, id, timestamp, body);
     },
 
     readWidgetConfig: ({ urlId }) => {

@@ -1,6 +1,7 @@
 import { BlockKind, blockActorId } from '../../actors/block/protocol.js';
 import { pageLocator } from '../../actors/page/locator.js';
 import { actorKey } from '../../actors/page/protocol.js';
+import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import type { AppServices } from '../services.js';
 import { route, type Schema } from '../route.js';
@@ -82,7 +83,8 @@ export const commentModerationRoutes = [
       const by = actorRef(query);
       const { settings } = await flagSettings(app, tenantId, id);
       if (by.userId === null && !settings.allowAnonFlag) throw new ApiError('login-required', 'This site does not take anonymous flags: give a userId.');
-      const { wasUnapproved } = await pageLocator(app.system).ask('comment', tenantId, id, 'flag', { commentId: id, by, settings }, notFound(id));
+      const webhooks = await webhookTargets(app.system, tenantId);
+      const { wasUnapproved } = await pageLocator(app.system).ask('comment', tenantId, id, 'flag', { commentId: id, by, settings, webhooks }, notFound(id));
       return { wasUnapproved };
     },
   }),

@@ -7,6 +7,7 @@ import type { PollInput } from '../../actors/poll/poll-model.js';
 import { POLL_INPUT_SCHEMA } from '../../actors/poll/poll-model.js';
 import { hashTagKey } from '../../actors/hashtag/hashtag-model.js';
 import { SiteKind } from '../../actors/site/protocol.js';
+import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { TENANT_VIEWS, TenantKind, tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
@@ -15,7 +16,7 @@ import { freeForm } from '../validation.js';
 import { sendWelcome, welcomeAddress } from './comment-emails.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
-interface ListParams {
+export interface ListParams {
   urlId?: string;
   page?: number;
   limit?: number;
@@ -226,7 +227,7 @@ const notFound = (id: string) => () => new ApiError('not-found', `No comment ${i
 const migrated = new WeakSet<object>();
 
 /** The read's query with every default resolved from the page's settings. */
-function resolveQuery(q: ListParams, pageSize: number | null, defaultDirection: SortDirection | null): ListQuery {
+export function resolveQuery(q: ListParams, pageSize: number | null, defaultDirection: SortDirection | null): ListQuery {
   if (q.page !== undefined && (q.limit !== undefined || q.skip !== undefined)) {
     throw new ApiError('invalid-param', 'Use either precalculated paging (page) or flexible paging (limit and skip), not both.');
   }
@@ -391,6 +392,7 @@ export const commentRoutes = [
         settings,
         isLive: query.isLive === true,
         doSpamCheck: query.doSpamCheck === true,
+        webhooks: await webhookTargets(app.system, tenantId),
       });
       pageLocator(app.system).remember('comment', tenantId, String(created.comment['_id']), urlId);
       if (welcome !== null) await sendWelcome(app, tenantId, created, welcome);
@@ -427,7 +429,8 @@ export const commentRoutes = [
           : null;
       const settings = await tenantSettings(app.system, tenantId, urlId);
       const isLive = query.isLive === true;
-      const result = await locator.ask('comment', tenantId, id, 'patchComment', { commentId: id, changes: body, settings, isLive, userIdForEmail }, notFound(id));
+      const webhooks = await webhookTargets(app.system, tenantId);
+      const result = await locator.ask('comment', tenantId, id, 'patchComment', { commentId: id, changes: body, settings, isLive, userIdForEmail, webhooks }, notFound(id));
       const answer = { comment: result.comment };
       if (result.moved !== null) {
         await app.system.ask(PageKind, pageActorId(tenantId, result.moved.urlId), 'adopt', { commentIds: result.moved.commentIds, isLive });
@@ -447,7 +450,8 @@ export const commentRoutes = [
     credits: (req) => (req.query.isLive ? 2 : 1),
     handle: async ({ app, tenantId, params, query }) => {
       const id = params['id']!;
-      await pageLocator(app.system).ask('comment', tenantId, id, 'deleteComment', { commentId: id, isLive: query.isLive === true }, notFound(id));
+      const webhooks = await webhookTargets(app.system, tenantId);
+      await pageLocator(app.system).ask('comment', tenantId, id, 'deleteComment', { commentId: id, isLive: query.isLive === true, webhooks }, notFound(id));
       return { action: 'hard-removed' };
     },
   }),

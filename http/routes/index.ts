@@ -17,6 +17,8 @@ import { tenantDailyUsageRoutes } from './tenant-daily-usage.js';
 import { userRoutes } from './users.js';
 import { voteRoutes } from './votes.js';
 import { widgetConfigRoutes } from './widget-config.js';
+import { pendingWebhookEventRoutes } from './pending-webhook-events.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -38,4 +40,6 @@ export const ROUTES: readonly AnyRoute[] = [
   ...aggregateRoutes,
   ...emailTemplateRoutes,
   ...emailLinkRoutes,
+  ...webhookRoutes,
+  ...pendingWebhookEventRoutes,
 ];
