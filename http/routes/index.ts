@@ -14,6 +14,7 @@ import { tenantDailyUsageRoutes } from './tenant-daily-usage.js';
 import { userRoutes } from './users.js';
 import { voteRoutes } from './votes.js';
 import { widgetConfigRoutes } from './widget-config.js';
+import { identityRoutes } from './identity.js';
 
 /** Every HTTP route of the server. */
-export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...meRoutes, ...tenantDailyUsageRoutes, ...domainConfigRoutes, ...widgetConfigRoutes, ...liveRoutes, ...pollRoutes, ...pollVoteRoutes, ...commentRoutes, ...commentModerationRoutes, ...voteRoutes, ...pageRoutes, ...hashTagRoutes, ...pageReactRoutes, ...userRoutes];
+export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...meRoutes, ...tenantDailyUsageRoutes, ...domainConfigRoutes, ...widgetConfigRoutes, ...liveRoutes, ...pollRoutes, ...pollVoteRoutes, ...commentRoutes, ...commentModerationRoutes, ...voteRoutes, ...pageRoutes, ...hashTagRoutes, ...pageReactRoutes, ...userRoutes, ...identityRoutes];

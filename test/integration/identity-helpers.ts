@@ -1,0 +1,30 @@
+/** What the identity tests share: calls whose success answers are checked against the OpenAPI. */
+import assert from 'node:assert/strict';
+import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
+import { checkAnswer } from '../fixtures/openapi.js';
+import type { ApiResponse, RequestOptions, TestServer } from '../fixtures/server.js';
+
+type Json = Record<string, unknown>;
+
+/** `t.api`, with a 2xx answer validated against the operation's 200 schema. */
+export async function call<T = Json>(t: TestServer, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const res = await t.api<T>(method, path, options);
+  checkAnswer(method, path, res.status, res.body);
+  return res;
+}
+
+/** Calls as another tenant's key (headers), validated like `call`. */
+export function as(tenant: ProvisionedTenant, tenantId: string = tenant.tenantId): Pick<RequestOptions, 'auth' | 'headers'> {
+  return { auth: 'none', headers: { 'x-api-key': tenant.apiKey, 'x-tenant-id': tenantId } };
+}
+
+/** Asserts a refusal: its HTTP status and code. */
+export function refused(res: ApiResponse, status: number, code: string, what = ''): void {
+  assert.deepEqual([res.status, (res.body as Json)['code']], [status, code], `${what} ${JSON.stringify(res.body)}`);
+}
+
+/** Asserts a success (200), showing the body when not. */
+export function ok<T>(res: ApiResponse<T>, what = ''): T {
+  assert.equal(res.status, 200, `${what} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
