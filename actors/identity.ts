@@ -1,18 +1,18 @@
 /**
- * The actors and collections of identity, teams and white-label tenancy (docs/identity.md),
- * registered in one place so the shared registries take one line each.
+ * The actors of identity, teams and white-label tenancy (docs/identity.md), registered in one
+ * place so the shared registry takes one line.
  */
 import type { ActorSystem } from '../engine/actor-system.js';
-import type { CollectionSpec } from '../storage/store.js';
-import { jobCollections } from './jobs/jobs.js';
+import { COLLECTIONS } from '../storage/collections.js';
+import { tenantScopes } from '../storage/tenant-data.js';
+import { TenantPurgeActor, TenantPurgeKind } from './jobs/tenant-purge-actor.js';
 import { UserEraseActor, UserEraseKind } from './jobs/user-erase-actor.js';
 import { DirectoryActor, DirectoryKind } from './user/directory-actor.js';
 
 /** Registers the identity actors. */
 export function identityActors(system: ActorSystem): void {
+  const scopes = tenantScopes(COLLECTIONS);
   system.register(DirectoryKind, (ctx) => new DirectoryActor(ctx));
   system.register(UserEraseKind, (ctx) => new UserEraseActor(ctx));
+  system.register(TenantPurgeKind, (ctx) => new TenantPurgeActor(ctx, scopes));
 }
-
-/** Collections the identity actors own (users' own are declared with the user actor). */
-export const identityCollections: readonly CollectionSpec[] = [...jobCollections];

@@ -1,4 +1,5 @@
 import { registerActors } from '../actors/index.js';
+import { resumeJobs } from '../actors/jobs/resume.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
@@ -29,6 +30,8 @@ export interface RunningServer {
   readonly services: AppServices;
   /** The tenant created on first start with an empty database, if any. */
   readonly demo: ProvisionedTenant | undefined;
+  /** Settles once the jobs a crash interrupted (resumed at start) have ended. */
+  readonly resumed: Promise<void>;
   /** Stops accepting, drains every mailbox, flushes and closes storage. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -123,6 +126,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const pipeline = createPipeline(ROUTES, services);
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
+  const resumed = (await resumeJobs(system, store)).done;
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -141,5 +145,5 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await writer?.release();
       await store.close();
     })());
-  return { port, nodeId: cluster?.nodeId, services, demo, stop };
+  return { port, nodeId: cluster?.nodeId, services, demo, stop, resumed };
 }

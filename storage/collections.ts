@@ -7,7 +7,7 @@ import { oauthCollections } from '../actors/oauth/collections.js';
 import { pollCollections } from '../actors/poll/poll-model.js';
 import { userCollections } from '../actors/user/user-actor.js';
 import { tenantCollections } from '../actors/tenant/collections.js';
-import { identityCollections } from '../actors/identity.js';
+import { identityCollections } from '../actors/identity-collections.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */

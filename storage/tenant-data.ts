@@ -54,11 +54,3 @@ export function tenantScopes(collections: readonly CollectionSpec[]): TenantScop
   }
   return { byField, byId, undeclared };
 }
-
-/** Whether an actor key (`<kind>:<id>`) belongs to the tenant: its id is the tenant id or starts with it and a colon. */
-export function keyOfTenant(key: string, tenantId: string): boolean {
-  const colon = key.indexOf(':');
-  if (colon < 0) return false;
-  const id = key.slice(colon + 1);
-  return id === tenantId || id.startsWith(`${tenantId}:`);
-}

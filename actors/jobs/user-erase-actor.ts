@@ -19,7 +19,7 @@ import { log } from '../../engine/log.js';
 import { COMMENTS, type CommentDoc } from '../page/comment-doc.js';
 import type { EraseMode } from '../page/page-erase.js';
 import { PageKind, pageActorId } from '../page/protocol.js';
-import { tenantSettings } from '../tenant/tenant-actor.js';
+import { TenantKind, tenantSettings } from '../tenant/tenant-actor.js';
 import { type ApiUserKind, type UserDoc, UserKind, userActorId } from '../user/protocol.js';
 import { JOBS, type JobDoc } from './jobs.js';
 
@@ -73,6 +73,8 @@ export class UserEraseActor extends Actor<UserEraseProtocol> {
     step: async () => {
       const job = this.#job;
       if (job === undefined) return { done: true, user: null, erased: 0 };
+      // Refused (tenant-deleted) once the tenant's deletion began: that deletion takes the comments.
+      await this.system.ask(TenantKind, this.#tenantId, 'read', null);
       const comments = await this.store.find<CommentDoc>(COMMENTS, { tenantId: this.#tenantId, userId: this.#userId }, { limit: ROUND });
       if (comments.length === 0) return this.#finish(job);
       const byPage = new Map<string, string[]>();

@@ -37,7 +37,7 @@ export function monthKey(year: number, month: number): number {
 export class Ledger {
   readonly #tenantId: string;
   readonly #store: StoreReader;
-  readonly #allowance: Allowance | undefined;
+  #allowance: Allowance | undefined;
   /** Day documents by id: the latest version, durable or on its way. */
   readonly #days = new Map<string, DailyUsageDoc>();
   #month = -1;
@@ -57,6 +57,11 @@ export class Ledger {
 
   get allowance(): Allowance | undefined {
     return this.#allowance;
+  }
+
+  /** The package in use changed: its allowance applies from now on (to the month's credits so far). */
+  set allowance(allowance: Allowance | undefined) {
+    this.#allowance = allowance;
   }
 
   /** The month (year × 12 + month) the allowance is tracked for. */

@@ -1,14 +1,20 @@
 /**
- * A tenant's people (`directory:<tenantId>`): listings and lookups of its single sign-on and
- * tenant users (read from the durable documents the user actors write), and the one place
- * tenant users are created, one at a time, so the package's `maxTenantUsers` holds however
- * many requests race. It asks user and tenant actors; none of them ever asks it.
+ * A tenant's directory (`directory:<tenantId>`): listings and lookups of its single sign-on
+ * and tenant users, of the tenants it manages and of packages (read from the durable documents
+ * their actors write), and the one place tenant users are created, one at a time, so the
+ * package's `maxTenantUsers` holds however many requests race. It asks user actors; none of
+ * them ever asks it.
  */
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
 import type { SortSpec } from '../../storage/store.js';
+import { TENANT_COLLECTIONS as C } from '../tenant/collections.js';
+import type { DomainConfigDoc } from '../tenant/domain-configs.js';
+import type { TenantPackageDoc } from '../tenant/packages.js';
+import type { TenantSnapshot } from '../tenant/tenant-admin.js';
+import { metaMatches, type TenantDoc } from '../tenant/tenant-record.js';
 import { type ApiUserKind, type UserDoc, UserKind, userActorId, USERS } from './protocol.js';
 
 /** Page size of the user listings. */
@@ -26,7 +32,16 @@ export type DirectoryProtocol = {
   byEmail: { in: { kind: ApiUserKind; email: string }; out: UserDoc | null };
   /** Creates a tenant user unless the tenant already has `maxTenantUsers` (null: no limit). */
   createTenantUser: { in: { input: Readonly<Record<string, unknown>>; maxTenantUsers: number | null }; out: UserDoc };
+  /** The tenants this tenant manages, by sign-up date then id; with `meta`, those whose meta has every pair. */
+  listTenants: { in: { skip: number; limit: number; meta: Readonly<Record<string, unknown>> | null }; out: TenantSnapshot[] };
+  /** The ids of the tenants this tenant manages. */
+  managedIds: { in: null; out: string[] };
+  /** Packages of these tenants, by creation date then id. */
+  listPackages: { in: { tenantIds: readonly string[]; skip: number; limit: number }; out: TenantPackageDoc[] };
 };
+
+/** Tenants scanned per storage read while filtering by `meta`. */
+const META_SCAN = 500;
 
 /** `directory:<tenantId>` */
 export const DirectoryKind = defineKind<DirectoryProtocol>('directory');
@@ -54,5 +69,54 @@ export class DirectoryActor extends Actor<DirectoryProtocol> {
       const userId = newId(clock.now());
       return this.system.ask(UserKind, userActorId(this.id, userId), 'apiWrite', { kind: 'tenant', mode: 'create', input });
     },
+
+    listTenants: async ({ skip, limit, meta }) => {
+      this.allowUnconfirmed();
+      const filter = { managedByTenantId: this.id };
+      const sort: SortSpec = [['signUpDate', 1], ['_id', 1]];
+      let found: TenantDoc[];
+      if (meta === null) found = await this.store.find<TenantDoc>(C.tenants, filter, { sort, skip, limit });
+      else {
+        // Bounded: a chunk at a time, keeping only the page asked for.
+        found = [];
+        let toSkip = skip;
+        for (let offset = 0; found.length < limit; offset += META_SCAN) {
+          const chunk = await this.store.find<TenantDoc>(C.tenants, filter, { sort, skip: offset, limit: META_SCAN });
+          for (const doc of chunk) {
+            if (!metaMatches(doc, meta) || found.length >= limit) continue;
+            if (toSkip > 0) toSkip--;
+            else found.push(doc);
+          }
+          if (chunk.length < META_SCAN) break;
+        }
+      }
+      return this.#snapshots(found);
+    },
+
+    managedIds: async () => {
+      this.allowUnconfirmed();
+      return (await this.store.find<TenantDoc>(C.tenants, { managedByTenantId: this.id })).map((doc) => doc._id);
+    },
+
+    listPackages: async ({ tenantIds, skip, limit }) => {
+      this.allowUnconfirmed();
+      return this.store.find<TenantPackageDoc>(C.tenantPackages, { tenantId: { $in: [...tenantIds] } }, { sort: [['createdAt', 1], ['_id', 1]], skip, limit });
+    },
   };
+
+  /** Tenants with their domains and packages in use, read in two queries (not one per tenant). */
+  async #snapshots(tenants: readonly TenantDoc[]): Promise<TenantSnapshot[]> {
+    if (tenants.length === 0) return [];
+    const ids = tenants.map((t) => t._id);
+    const packageIds = tenants.map((t) => t.packageId).filter((id): id is string => typeof id === 'string' && id !== '');
+    const [domains, packages] = await Promise.all([
+      this.store.find<DomainConfigDoc>(C.domainConfigs, { tenantId: { $in: ids } }, { sort: [['domain', 1]] }),
+      packageIds.length === 0 ? [] : this.store.find<TenantPackageDoc>(C.tenantPackages, { _id: { $in: packageIds } }),
+    ]);
+    return tenants.map((tenant) => ({
+      tenant: { ...tenant, apiSecret: '' },
+      domains: domains.filter((d) => d.tenantId === tenant._id),
+      package: packages.find((p) => p._id === tenant.packageId && p.tenantId === tenant._id) ?? null,
+    }));
+  }
 }

@@ -1,5 +1,7 @@
 /** The routes of identity, teams and white-label tenancy (docs/identity.md). */
 import type { AnyRoute } from '../route.js';
 import { ssoUserRoutes } from './sso-users.js';
+import { tenantPackageRoutes } from './tenant-packages.js';
+import { tenantRoutes } from './tenants.js';
 
-export const identityRoutes: readonly AnyRoute[] = [...ssoUserRoutes];
+export const identityRoutes: readonly AnyRoute[] = [...ssoUserRoutes, ...tenantRoutes, ...tenantPackageRoutes];

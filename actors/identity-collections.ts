@@ -1,0 +1,5 @@
+/** Collections of identity, teams and white-label tenancy (users' own are declared with the user actor). */
+import type { CollectionSpec } from '../storage/store.js';
+import { jobCollections } from './jobs/jobs.js';
+
+export const identityCollections: readonly CollectionSpec[] = [...jobCollections];
