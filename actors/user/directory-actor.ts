@@ -16,6 +16,7 @@ import type { TenantPackageDoc } from '../tenant/packages.js';
 import type { TenantSnapshot } from '../tenant/tenant-admin.js';
 import { metaMatches, type TenantDoc } from '../tenant/tenant-record.js';
 import { type ApiUserKind, type UserDoc, UserKind, userActorId, USERS } from './protocol.js';
+import { writeTenantUser } from './tenant-users.js';
 
 /** Page size of the user listings. */
 export const USER_PAGE_SIZE = 100;
@@ -63,10 +64,12 @@ export class DirectoryActor extends Actor<DirectoryProtocol> {
 
     // Each creation is durable before the next is counted: the limit is exact.
     createTenantUser: async ({ input, maxTenantUsers }) => {
+      const userId = newId(clock.now());
+      // Bad input is refused as such, whatever the count.
+      writeTenantUser(null, { _id: userId, tenantId: this.id }, input, 'create', clock.now());
       if (maxTenantUsers !== null && (await this.store.count(USERS, { tenantId: this.id, kind: 'tenant' })) >= maxTenantUsers) {
         throw new ApiError('tenant-user-limit-reached', `The package allows ${maxTenantUsers} tenant users.`);
       }
-      const userId = newId(clock.now());
       return this.system.ask(UserKind, userActorId(this.id, userId), 'apiWrite', { kind: 'tenant', mode: 'create', input });
     },
 

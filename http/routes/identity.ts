@@ -2,6 +2,7 @@
 import type { AnyRoute } from '../route.js';
 import { ssoUserRoutes } from './sso-users.js';
 import { tenantPackageRoutes } from './tenant-packages.js';
+import { tenantUserRoutes } from './tenant-users.js';
 import { tenantRoutes } from './tenants.js';
 
-export const identityRoutes: readonly AnyRoute[] = [...ssoUserRoutes, ...tenantRoutes, ...tenantPackageRoutes];
+export const identityRoutes: readonly AnyRoute[] = [...ssoUserRoutes, ...tenantUserRoutes, ...tenantRoutes, ...tenantPackageRoutes];
