@@ -19,6 +19,11 @@ const int: Parse<number> = (raw, name) => {
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return n;
 };
+const positive: Parse<number> = (raw, name) => {
+  const n = int(raw, name);
+  if (n === 0) throw new Error(`${name} must be at least 1, got "${raw}"`);
+  return n;
+};
 const str: Parse<string> = (raw) => raw;
 const bool: Parse<boolean> = (raw, name) => {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
@@ -54,6 +59,19 @@ export const SETTINGS = {
   shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', '--shutdown-grace-ms', 15_000, int, 'On SIGTERM, how long to wait for mailboxes to drain before closing storage.'),
   demoTenant: setting('DEMO_TENANT', '--demo-tenant', true, bool, 'Create a demo tenant and API key on first start with an empty database.'),
   allowUwsFallback: setting('ALLOW_UWS_FALLBACK', '--allow-uws-fallback', false, bool, 'Start even if uWebSockets.js fell back to its slow pure-JS implementation.'),
+  aggregationMemoryMb: setting('AGGREGATION_MEMORY_MB', '--aggregation-memory-mb', 64, positive, 'Heap one aggregation may use, in MB; past it the call is stopped with 422 `aggregation-memory-limit`.'),
+  aggregationQueueTimeoutMs: setting('AGGREGATION_QUEUE_TIMEOUT_MS', '--aggregation-queue-timeout-ms', 60_000, int, "How long an aggregation may wait behind the tenant's others before 503 `aggregation-queue-timeout`."),
+  aggregationRunTimeoutMs: setting('AGGREGATION_RUN_TIMEOUT_MS', '--aggregation-run-timeout-ms', 300_000, positive, 'How long one aggregation may run before it is stopped with 504 `aggregation-run-timeout`.'),
+  aggregationThreads: setting('AGGREGATION_THREADS', '--aggregation-threads', 2, positive, 'Worker threads for aggregations: how many tenants can aggregate at once (one call per tenant at a time).'),
+  publicUrl: setting<string | undefined>('PUBLIC_URL', '--public-url', undefined, optionalStr, 'Base URL of the server as email readers reach it, for links in emails (default `http://localhost:<port>`).'),
+  smtpUrl: setting<string | undefined>('SMTP_URL', '--smtp-url', undefined, optionalStr, 'Send email through this SMTP server (`smtp://user:pass@host:587`, `smtps://` for TLS); unset: write `.eml` files under `DATA_DIR/outbox-mail/`.'),
+  mailFrom: setting('MAIL_FROM', '--mail-from', 'Comments <noreply@localhost>', str, 'Sender of emails, unless the domain configuration names one.'),
+  emailRetryMs: setting('EMAIL_RETRY_MS', '--email-retry-ms', 60_000, int, 'Delay before the first retry of a failed email; doubles per attempt, at most an hour.'),
+  emailMaxAttempts: setting('EMAIL_MAX_ATTEMPTS', '--email-max-attempts', 10, int, 'Attempts before an email that keeps failing temporarily is given up.'),
+  emailTenantConcurrency: setting('EMAIL_TENANT_CONCURRENCY', '--email-tenant-concurrency', 4, int, 'Emails of one tenant being sent at once.'),
+  emailTenantQueueLimit: setting('EMAIL_TENANT_QUEUE_LIMIT', '--email-tenant-queue-limit', 10_000, int, 'Emails of one tenant waiting to be sent before more are refused.'),
+  templateWorkers: setting('TEMPLATE_WORKERS', '--template-workers', 2, int, 'Worker threads rendering email templates.'),
+  templateMemoryMb: setting('TEMPLATE_MEMORY_MB', '--template-memory-mb', 64, int, 'Heap limit of each template worker, MB.'),
   logLevel: setting('LOG_LEVEL', '--log-level', 'info', str, 'One of debug, info, warn, error.'),
   natsUrl: setting<string | undefined>('NATS_URL', '--nats-url', undefined, optionalStr, 'Cluster mode: the NATS server(s) the nodes meet on (needs MONGODB_URI).'),
   clusterName: setting('CLUSTER_NAME', '--cluster-name', 'comments', str, 'Cluster mode: prefix of the NATS subjects and key-value buckets of this cluster.'),

@@ -126,9 +126,24 @@ export const ERRORS = {
   'poll-invalid-option': { status: 400, message: 'The poll has no option with this id.' },
   'poll-anonymous': { status: 403, message: 'The poll is anonymous: individual votes cannot be read.' },
   'poll-votes-restricted': { status: 403, message: 'Only administrators and moderators may read the votes of this poll: use an API credential.' },
+  // Email templates and the email outbox
+  'invalid-email-template-id': { status: 400, message: 'No email template definition has this emailTemplateId.' },
+  'domain-invalid': { status: 400, message: 'The domain matches none of the tenant\'s domain configurations.' },
+  'does-not-render': { status: 422, message: 'The template does not render with its test data.' },
+  'email-template-limit': { status: 409, message: 'The tenant has as many email templates as it may.' },
+  'email-queue-full': { status: 429, message: 'Too many emails of this tenant are waiting to be sent; nothing was changed. Retry later.' },
+  'invalid-link': { status: 400, message: 'The link is not valid or has expired.' },
   // Live channels
   'invalid-live-id': { status: 403, message: 'The tenantIdWS, urlIdWS or userIdWS was not issued by this server for this tenant.' },
   'websocket-required': { status: 426, message: 'This endpoint only accepts websocket connections.' },
+  // Aggregation
+  'aggregation-unknown-resource': { status: 400, message: 'This resource cannot be aggregated; validResourceNames lists those that can.' },
+  'aggregation-unknown-field': { status: 400, message: 'The resource has no field of this name.' },
+  'aggregation-invalid-operation': { status: 400, message: 'The operation, query, grouping or sort does not fit the field it names.' },
+  'parent-tenant-forbidden': { status: 403, message: 'The parentTenantId is neither the calling tenant nor a tenant it manages.' },
+  'aggregation-memory-limit': { status: 422, message: 'The aggregation needed more memory than one call may use; narrow the query or the grouping.' },
+  'aggregation-queue-timeout': { status: 503, message: "The aggregation waited too long behind the tenant's other aggregations and was not run. Retry later." },
+  'aggregation-run-timeout': { status: 504, message: 'The aggregation ran longer than one call may and was stopped; narrow the query.' },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

@@ -1,4 +1,5 @@
 import { registerActors } from '../actors/index.js';
+import { aggregatorFor } from '../aggregate/setup.js';
 import { resumeJobs } from '../actors/jobs/resume.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
@@ -11,6 +12,7 @@ import { registerWireError } from '../engine/cluster/frames.js';
 import type { Config } from '../engine/config.js';
 import { EventBus } from '../engine/event-bus.js';
 import { log } from '../engine/log.js';
+import { createEmail } from '../email/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
 import type { MongoStore } from '../storage/mongo-store.js';
@@ -94,6 +96,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     mailboxLimit: config.mailboxLimit,
   });
   registerActors(system);
+  const email = createEmail(system, config);
   let cluster: ClusterNode | undefined;
   let writer: WriterLease | undefined;
   try {
@@ -117,15 +120,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     throw err;
   }
   const demo = config.demoTenant && (cluster === undefined || (await cluster.once('demo-tenant'))) && (await noTenants(store)) ? await createTenant(store, { name: 'Demo' }) : undefined;
-  const liveIds = new LiveIds(await liveSecret(store));
+  const secret = await liveSecret(store);
+  const liveIds = new LiveIds(secret);
   const charges = new ChargeBatcher(system);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config) };
+  const aggregator = aggregatorFor(config, store.kind);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
+  email.start(port, secret);
   const resumed = (await resumeJobs(system, store)).done;
 
   let stopping: Promise<void> | undefined;
@@ -134,9 +140,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       http.stopListening();
       // Requests under way finish, and their charges reach the ledger, before it closes.
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
+      await aggregator.close();
       await charges.flush();
       // A node hands its shards over first, its actors' writes durable, while NATS still answers.
       await cluster?.leave();
+      // Sends under way are not waited for: unconfirmed, they are sent again after the next start.
+      await email.close();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
       await live.stop();

@@ -1,11 +1,13 @@
 import type { LiveIds } from '../actors/live/live-ids.js';
 import type { TokenStore } from '../actors/oauth/token-store.js';
+import type { Aggregator } from '../aggregate/aggregator.js';
 import type { ChargeBatcher } from './charge-batcher.js';
 import type { PublicLimits } from './rate-limit.js';
 import type { ActorSystem } from '../engine/actor-system.js';
 import type { Config } from '../engine/config.js';
 import type { EventBus } from '../engine/event-bus.js';
 import type { Store } from '../storage/store.js';
+import type { EmailServices } from '../email/index.js';
 
 /** What route handlers may use. Data an actor owns is reached through `system`, never `store`. */
 export interface AppServices {
@@ -20,4 +22,8 @@ export interface AppServices {
   readonly charges: ChargeBatcher;
   /** Per-client limits of the public routes. */
   readonly limits: PublicLimits;
+  /** Runs aggregations in worker threads under their limits. */
+  readonly aggregator: Aggregator;
+  /** Template rendering, the links in emails, and the outbox's sender. */
+  readonly email: EmailServices;
 }

@@ -1,3 +1,5 @@
+import { emailOutboxCollections } from '../actors/email/outbox-actor.js';
+import { emailTemplateCollections } from '../actors/email/templates-actor.js';
 import { blockCollections } from '../actors/block/block-actor.js';
 import { hashTagCollections } from '../actors/hashtag/hashtag-actor.js';
 import { pageCollections } from '../actors/page/collections.js';
@@ -21,5 +23,7 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...hashTagCollections,
   ...blockCollections,
   ...pollCollections,
+  ...emailTemplateCollections,
+  ...emailOutboxCollections,
   ...identityCollections,
 ];

@@ -17,15 +17,17 @@ export interface StoreConfig {
   mongoTimeoutMs?: number;
   /** False for tools that run beside a server: only the writer replays MongoDB's journal. */
   replayJournal?: boolean;
+  /** Open for reading only, beside a store that writes (see the adapters' `readOnly`). */
+  readOnly?: boolean;
 }
 
 /** LMDB under dataDir unless mongodbUri is set. The store still has to be opened. */
 export function createStore(config: StoreConfig, collections: readonly CollectionSpec[]): Store {
   if (config.mongodbUri) {
     return new MongoStore(
-      { uri: config.mongodbUri, dbName: config.mongodbDb, timeoutMs: config.mongoTimeoutMs, replayJournal: config.replayJournal },
+      { uri: config.mongodbUri, dbName: config.mongodbDb, timeoutMs: config.mongoTimeoutMs, replayJournal: config.replayJournal, readOnly: config.readOnly },
       collections,
     );
   }
-  return new LmdbStore({ dataDir: config.dataDir }, collections);
+  return new LmdbStore({ dataDir: config.dataDir, readOnly: config.readOnly === true }, collections);
 }

@@ -45,12 +45,13 @@ export interface LmdbCollection {
 }
 
 type Bound = Buffer | undefined;
-interface Interval {
+export interface Interval {
   readonly start: Bound;
   readonly end: Bound;
 }
 
-interface Plan {
+/** One access path and the key ranges it reads. */
+export interface Plan {
   readonly index: LmdbIndex | undefined;
   /** Exact document ids to fetch (primary plans on `_id` equality or `$in`). */
   readonly ids?: readonly string[];
@@ -92,7 +93,7 @@ function hasRange(condition: Filter[string] | undefined): boolean {
 }
 
 /** True when no document can match, whatever the data. */
-function triviallyEmpty(filter: Filter): boolean {
+export function triviallyEmpty(filter: Filter): boolean {
   for (const field in filter) {
     const condition = filter[field]!;
     if (!isOperatorCondition(condition)) continue;
@@ -239,7 +240,8 @@ function indexPlan(index: LmdbIndex, filter: Filter, sort: SortSpec): Plan {
   return { index, intervals, ordered, reverse, runFrom: p, runTo: p + m, runWithId, score };
 }
 
-function choosePlan(collection: LmdbCollection, filter: Filter, sort: SortSpec): Plan {
+/** The access path with the best score for this filter and sort. */
+export function choosePlan(collection: LmdbCollection, filter: Filter, sort: SortSpec): Plan {
   let best = primaryPlan(filter, sort);
   for (const index of collection.indexes) {
     const plan = indexPlan(index, filter, sort);

@@ -19,17 +19,24 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { Packr } from 'msgpackr';
 import { DuplicateKeyError, StorageUnavailableError } from './errors.js';
-import type { CollectionSpec, Doc, Filter, FindOptions, IndexSpec, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
+import type { CollectionSpec, Doc, Filter, FindOptions, IndexSpec, ScanOptions, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
 import { lockDataDir } from './lmdb-lock.js';
 import { validateFilter, validateFindOptions } from './query.js';
 import { applyPatch, ID_INDEX, indexTuples, validateOps } from './write-ops.js';
 import { idKey, plainIndexKey, uniqueIndexKey, unitsPerValue } from './lmdb-keys.js';
 import { countDocs, findDocs, type LmdbCollection, type LmdbIndex } from './lmdb-query.js';
+import { planScan, readBatch, startCursor } from './lmdb-scan.js';
 
 /** Options of the LMDB adapter. */
 export interface LmdbStoreOptions {
   /** Directory that holds the environment (created if missing). */
   readonly dataDir: string;
+  /**
+   * Open for reading only (a worker thread beside the server's own store): indexes are neither
+   * built nor dropped, and commits are refused. The environment is shared with the other
+   * threads of the process that opened it.
+   */
+  readonly readOnly?: boolean;
 }
 
 interface IndexState extends LmdbIndex {
@@ -102,6 +109,7 @@ export class LmdbStore implements Store {
   readonly kind = 'lmdb' as const;
   readonly #dataDir: string;
   readonly #path: string;
+  readonly #readOnly: boolean;
   readonly #specs: ReadonlyMap<string, CollectionSpec>;
   #env: RootDatabase | undefined;
   #meta: Database<unknown, string[]> | undefined;
@@ -117,6 +125,7 @@ export class LmdbStore implements Store {
   constructor(options: LmdbStoreOptions, collections: readonly CollectionSpec[]) {
     this.#dataDir = options.dataDir;
     this.#path = join(options.dataDir, 'lmdb');
+    this.#readOnly = options.readOnly === true;
     this.#specs = new Map(collections.map((spec) => [spec.name, spec]));
   }
 
@@ -128,7 +137,9 @@ export class LmdbStore implements Store {
       mkdirSync(this.#path, { recursive: true });
       const env = open({
         path: this.#path,
-        maxDbs: 1 + this.#specs.size + indexCount + 16,
+        // A reader may open the environment first (then its size holds for everyone) and
+        // declares only the collections it reads.
+        maxDbs: this.#readOnly ? 256 : 1 + this.#specs.size + indexCount + 16,
         overlappingSync: false,
         compression: false,
       });
@@ -136,7 +147,7 @@ export class LmdbStore implements Store {
       this.#meta = env.openDB<unknown, string[]>({ name: '$meta', encoding: 'json' });
       this.#closing = false;
       for (const spec of this.#specs.values()) this.#collections.set(spec.name, this.#openCollection(spec));
-      this.#dropStaleIndexes();
+      if (!this.#readOnly) this.#dropStaleIndexes();
     } catch (error) {
       await this.#env?.close().catch(() => undefined);
       this.#env = undefined;
@@ -150,7 +161,9 @@ export class LmdbStore implements Store {
     const env = this.#env!;
     const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
     const db = env.openDB<Buffer, Buffer>({ name: `c:${spec.name}`, ...binary });
-    const indexes = spec.indexes.map((indexSpec): IndexState => {
+    // A reader uses only the indexes the writer has built to the declared definition.
+    const usable = this.#readOnly ? spec.indexes.filter((indexSpec) => this.#isBuilt(spec.name, indexSpec)) : spec.indexes;
+    const indexes = usable.map((indexSpec): IndexState => {
       const multikey = this.#meta!.get(multikeyMetaKey(spec.name, indexSpec.name)) === true;
       return {
         spec: indexSpec,
@@ -161,15 +174,21 @@ export class LmdbStore implements Store {
       };
     });
     const collection: CollectionState = { name: spec.name, db, indexes, decode };
-    for (const index of indexes) this.#ensureBuilt(collection, index);
+    if (!this.#readOnly) for (const index of indexes) this.#ensureBuilt(collection, index);
     return collection;
+  }
+
+  /** Whether the index is recorded as built to its declared definition. */
+  #isBuilt(collection: string, spec: IndexSpec): boolean {
+    const definition = { fields: spec.fields, unique: spec.unique === true };
+    return JSON.stringify(this.#meta!.get(indexMetaKey(collection, spec.name))) === JSON.stringify(definition);
   }
 
   /** (Re)builds an index whose recorded definition differs from the declared one. */
   #ensureBuilt(collection: CollectionState, index: IndexState): void {
     const metaKey = indexMetaKey(collection.name, index.spec.name);
     const definition = { fields: index.spec.fields, unique: index.spec.unique === true };
-    if (JSON.stringify(this.#meta!.get(metaKey)) === JSON.stringify(definition)) return;
+    if (this.#isBuilt(collection.name, index.spec)) return;
     this.#env!.transactionSync(() => {
       index.db.clearSync();
       let multikey = false;
@@ -247,7 +266,31 @@ export class LmdbStore implements Store {
     return countDocs(state, filter);
   }
 
+  async *scan<T extends Doc = Doc>(collection: string, filter: Filter, options: ScanOptions = {}): AsyncIterable<T[]> {
+    const state = this.#collection(collection);
+    validateFilter(filter);
+    const batchSize = options.batchSize ?? 1000;
+    if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) throw new TypeError('batchSize must be a positive integer');
+    if (this.#readOnly) {
+      // Another thread's commits are seen from a fresh read transaction: lmdb-js renews the
+      // thread's own only on a timer, which a thread that blocks between tasks never runs.
+      this.#env!.resetReadTxn();
+      // The writer may have indexed its first array since this reader opened.
+      for (const index of state.indexes) index.multikey = this.#meta!.get(multikeyMetaKey(collection, index.spec.name)) === true;
+    }
+    const plan = planScan(state, filter);
+    if (!plan) return;
+    const cursor = startCursor();
+    while (!cursor.done) {
+      const batch = readBatch(this.#collection(collection), plan, filter, cursor, batchSize);
+      if (batch.length > 0) yield batch as T[];
+      // A new event-loop turn: other work runs, and the next batch reads the newest commits.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
   async commit(ops: readonly WriteOp[]): Promise<void> {
+    if (this.#readOnly) throw new TypeError('this LMDB store was opened read-only');
     validateOps(ops, this.#specs);
     const env = this.#env;
     if (!env || this.#closing) throw new StorageUnavailableError('LMDB store is not open');

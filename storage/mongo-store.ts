@@ -17,13 +17,14 @@
  */
 import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document } from 'mongodb';
 import { AmbiguousCommitError, DuplicateKeyError, FencedError, StorageUnavailableError } from './errors.js';
-import type { CollectionSpec, Doc, Fence, Filter, FindOptions, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
+import type { CollectionSpec, Doc, Fence, Filter, FindOptions, ScanOptions, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
 import { FenceLedger, type ShardPart } from './mongo-fences.js';
 import { claimMongoWriter, type WriterLeaseTimings } from './mongo-writer-lease.js';
 import { isOperatorCondition, normalizeSort, validateFilter, validateFindOptions } from './query.js';
 import { applyPatch, ID_INDEX, indexTuples, opId, validateOps } from './write-ops.js';
 import { isAmbiguousWriteError, isDuplicateKeyError, isUnavailableError, toStorageError } from './mongo-errors.js';
 import { UniqueChecker } from './mongo-unique-check.js';
+import { scanCollection } from './mongo-scan.js';
 
 /** Most operations sent in one bulk write (see #applyOps). */
 const BULK_WRITE_MAX = 99;
@@ -43,6 +44,8 @@ export interface MongoStoreOptions {
   readonly replayJournal?: boolean | undefined;
   /** Timings of `claimWriter` (tests shorten them). */
   readonly writerTimings?: WriterLeaseTimings | undefined;
+  /** Only read (a worker beside the server's own store): no index creation, no journal replay, no commits. */
+  readonly readOnly?: boolean | undefined;
 }
 
 /** The collection holding group journals. */
@@ -135,6 +138,7 @@ export class MongoStore implements Store {
   readonly #replays: boolean;
   readonly #writerTimings: WriterLeaseTimings | undefined;
   readonly #fences = new FenceLedger();
+  readonly #readOnly: boolean;
   readonly #specs: ReadonlyMap<string, CollectionSpec>;
   #client: MongoClient | undefined;
   #db: Db | undefined;
@@ -158,6 +162,7 @@ export class MongoStore implements Store {
     this.#timeoutMs = options.timeoutMs ?? 3000;
     this.#replays = options.replayJournal ?? true;
     this.#writerTimings = options.writerTimings;
+    this.#readOnly = options.readOnly === true;
     this.#specs = new Map(collections.map((spec) => [spec.name, spec]));
   }
 
@@ -176,8 +181,10 @@ export class MongoStore implements Store {
     try {
       await client.connect();
       const db = client.db(this.#dbName);
-      for (const spec of this.#specs.values()) await this.#ensureIndexes(db, spec);
-      if (this.#replays) await this.#replayJournal(db);
+      if (!this.#readOnly) {
+        for (const spec of this.#specs.values()) await this.#ensureIndexes(db, spec);
+        if (this.#replays) await this.#replayJournal(db);
+      }
       this.#client = client;
       this.#db = db;
       this.#checker = new UniqueChecker(db, this.#specs);
@@ -335,8 +342,18 @@ export class MongoStore implements Store {
     }
   }
 
+  async *scan<T extends Doc = Doc>(collection: string, filter: Filter, options: ScanOptions = {}): AsyncIterable<T[]> {
+    const mongo = this.#collection(collection);
+    validateFilter(filter);
+    const batchSize = options.batchSize ?? 1000;
+    if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) throw new TypeError('batchSize must be a positive integer');
+    await this.#recovered();
+    yield* scanCollection(mongo, toMongoFilter(filter), batchSize) as AsyncIterable<T[]>;
+  }
+
   commit(ops: readonly WriteOp[], fence?: Fence): Promise<void> {
     try {
+      if (this.#readOnly) throw new TypeError('this MongoDB store was opened read-only');
       validateOps(ops, this.#specs);
       this.#openDb();
     } catch (error) {

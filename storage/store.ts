@@ -114,6 +114,12 @@ export interface WriterLease {
   release(): Promise<void>;
 }
 
+/** Options of a streaming read. */
+export interface ScanOptions {
+  /** Most documents per batch (default 1000). */
+  batchSize?: number;
+}
+
 export interface Store {
   readonly kind: StoreKind;
   /** Connects or opens, and creates the indexes of every collection. Safe to call once. */
@@ -125,6 +131,13 @@ export interface Store {
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | undefined>;
   find<T extends Doc = Doc>(collection: string, filter: Filter, options?: FindOptions): Promise<T[]>;
   count(collection: string, filter: Filter): Promise<number>;
+  /**
+   * Streams the matching documents in batches of at most `batchSize`, in no promised order,
+   * without holding more than one batch: for reads over whole collections. It is not a
+   * snapshot: a document written during the scan may or may not be seen, but every document
+   * that matches throughout is seen exactly once. Stopping the iteration releases the reader.
+   */
+  scan<T extends Doc = Doc>(collection: string, filter: Filter, options?: ScanOptions): AsyncIterable<T[]>;
   /**
    * Applies the ops in order, atomically, and resolves only once they are durable.
    * Rejects with DuplicateKeyError (nothing applied) when a unique index would be violated,

@@ -25,6 +25,8 @@ export interface NewTenant {
   auditing?: boolean;
   /** The package's `maxTenantUsers` (omitted: unlimited). */
   maxTenantUsers?: number;
+  /** The parent tenant that manages this one (white labelling). */
+  managedByTenantId?: string;
 }
 
 export interface ProvisionedTenant {
@@ -74,6 +76,7 @@ export async function createTenant(store: Store, spec: NewTenant): Promise<Provi
     signUpDate: new Date(now).toISOString(),
     packageId: packageId ?? null,
     apiSecret,
+    ...(spec.managedByTenantId === undefined ? {} : { managedByTenantId: spec.managedByTenantId }),
   };
   ops.push({ op: 'insert', collection: C.tenants, doc: tenant }, ...claimWrites([], tenantClaims(tenant)));
   const { doc: key, apiKey } = newKey(tenantId, now);

@@ -1,7 +1,9 @@
 /** The registry of benchmark suites. */
 import type { Suite } from '../lib/suite.js';
+import { aggregateScan } from './aggregate-scan.js';
 import { cluster } from './cluster.js';
 import { commentsGet } from './comments-get.js';
+import { email } from './email.js';
 import { engineHotActor } from './engine-hot-actor.js';
 import { engineVotes } from './engine-votes.js';
 import { fanout } from './fanout.js';
@@ -10,4 +12,4 @@ import { pollVotes } from './poll-votes.js';
 import { votesPost } from './votes-post.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes, cluster];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email];

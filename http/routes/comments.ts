@@ -12,6 +12,7 @@ import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
 import { freeForm } from '../validation.js';
+import { sendWelcome, welcomeAddress } from './comment-emails.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
 interface ListParams {
@@ -380,6 +381,7 @@ export const commentRoutes = [
         poll: body.poll ?? null,
       };
       const settings = await tenantSettings(app.system, tenantId, urlId);
+      const welcome = query.sendEmails === true ? await welcomeAddress(app, tenantId, input) : null;
       const created = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'createComment', {
         input,
         settings,
@@ -387,6 +389,7 @@ export const commentRoutes = [
         doSpamCheck: query.doSpamCheck === true,
       });
       pageLocator(app.system).remember('comment', tenantId, String(created.comment['_id']), urlId);
+      if (welcome !== null) await sendWelcome(app, tenantId, created, welcome);
       return { comment: created.comment, user: created.user };
     },
   }),

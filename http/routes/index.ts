@@ -1,8 +1,11 @@
 import { liveRoutes } from '../live/routes.js';
+import { aggregateRoutes } from './aggregate.js';
 import type { AnyRoute } from '../route.js';
 import { commentModerationRoutes } from './comment-moderation.js';
 import { commentRoutes } from './comments.js';
 import { domainConfigRoutes } from './domain-configs.js';
+import { emailLinkRoutes } from './email-links.js';
+import { emailTemplateRoutes } from './email-templates.js';
 import { hashTagRoutes } from './hash-tags.js';
 import { healthRoutes } from './health.js';
 import { meRoutes } from './me.js';
@@ -17,4 +20,24 @@ import { widgetConfigRoutes } from './widget-config.js';
 import { identityRoutes } from './identity.js';
 
 /** Every HTTP route of the server. */
-export const ROUTES: readonly AnyRoute[] = [...healthRoutes, ...meRoutes, ...tenantDailyUsageRoutes, ...domainConfigRoutes, ...widgetConfigRoutes, ...liveRoutes, ...pollRoutes, ...pollVoteRoutes, ...commentRoutes, ...commentModerationRoutes, ...voteRoutes, ...pageRoutes, ...hashTagRoutes, ...pageReactRoutes, ...userRoutes, ...identityRoutes];
+export const ROUTES: readonly AnyRoute[] = [
+  ...healthRoutes,
+  ...meRoutes,
+  ...tenantDailyUsageRoutes,
+  ...domainConfigRoutes,
+  ...widgetConfigRoutes,
+  ...liveRoutes,
+  ...pollRoutes,
+  ...pollVoteRoutes,
+  ...commentRoutes,
+  ...commentModerationRoutes,
+  ...voteRoutes,
+  ...pageRoutes,
+  ...hashTagRoutes,
+  ...pageReactRoutes,
+  ...userRoutes,
+  ...aggregateRoutes,
+  ...emailTemplateRoutes,
+  ...emailLinkRoutes,
+  ...identityRoutes,
+];

@@ -1,7 +1,7 @@
 /** What the identity tests share: calls whose success answers are checked against the OpenAPI. */
 import assert from 'node:assert/strict';
 import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
-import { checkAnswer } from '../fixtures/openapi.js';
+import { checkAnswer } from '../fixtures/wire-shapes.js';
 import type { ApiResponse, RequestOptions, TestServer } from '../fixtures/server.js';
 
 type Json = Record<string, unknown>;
