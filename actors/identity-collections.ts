@@ -1,5 +1,6 @@
 /** Collections of identity, teams and white-label tenancy (users' own are declared with the user actor). */
 import type { CollectionSpec } from '../storage/store.js';
 import { jobCollections } from './jobs/jobs.js';
+import { moderatorCollections } from './moderator/moderator-model.js';
 
-export const identityCollections: readonly CollectionSpec[] = [...jobCollections];
+export const identityCollections: readonly CollectionSpec[] = [...jobCollections, ...moderatorCollections];

@@ -51,6 +51,7 @@ export const ERRORS = {
   'login-link-invalid': { status: 404, message: 'This login link does not exist.' },
   'login-link-used': { status: 410, message: 'This login link was already used; ask for a new one.' },
   'login-link-expired': { status: 410, message: 'This login link has expired; ask for a new one.' },
+  'not-signed-in': { status: 401, message: 'No tenant user is signed in on this browser.' },
   'name-required': { status: 400, message: 'A name is required.' },
   'moderator-email-taken': { status: 409, message: 'Another moderator of this tenant has this email.' },
   'from-name-required': { status: 400, message: 'fromName is required.' },

@@ -80,7 +80,7 @@ export type UserProtocol = {
   /** Deletes the user of this kind, with its claims, sessions and login links; answers what was deleted. */
   remove: { in: { kind: ApiUserKind }; out: UserDoc };
   /** Stores a login link (its hash) for this tenant user, valid until `expiresAt`. */
-  addLoginLink: { in: { hash: string; expiresAt: number }; out: null };
+  addLoginLink: { in: { hash: string; expiresAt: number; redirectURL: string | null }; out: null };
   /** Uses a login link once: answers the session it opens (`sessionHash` stored), or refuses. */
   useLoginLink: { in: { hash: string; sessionHash: string; sessionExpiresAt: number }; out: UserDoc };
   /** Ends a session of this user (sign-out). */

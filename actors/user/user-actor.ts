@@ -145,9 +145,9 @@ export class UserActor extends Actor<UserProtocol> {
       return current;
     },
 
-    addLoginLink: ({ hash, expiresAt }) => {
+    addLoginLink: ({ hash, expiresAt, redirectURL }) => {
       this.#requireTenantUser();
-      const doc: UserTokenDoc = { _id: hash, type: 'login-link', tenantId: this.#tenantId, userId: this.#userId, createdAt: clock.now(), expiresAt, usedAt: null };
+      const doc: UserTokenDoc = { _id: hash, type: 'login-link', tenantId: this.#tenantId, userId: this.#userId, createdAt: clock.now(), expiresAt, usedAt: null, redirectURL };
       this.insert(USER_TOKENS, doc);
       return null;
     },

@@ -28,4 +28,6 @@ export interface UserTokenDoc extends Doc {
   expiresAt: number;
   /** Login links: when it was used (a link signs in once). */
   usedAt?: number | null;
+  /** Login links: where the caller of `send-login-link` asked the user to go once signed in. */
+  redirectURL?: string | null;
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
 import { checkAnswer } from '../fixtures/wire-shapes.js';
 import type { ApiResponse, RequestOptions, TestServer } from '../fixtures/server.js';
+import type { Received } from '../fixtures/smtp-sink.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,4 +28,11 @@ export function refused(res: ApiResponse, status: number, code: string, what = '
 export function ok<T>(res: ApiResponse<T>, what = ''): T {
   assert.equal(res.status, 200, `${what} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/** The href of the first link containing `part` in an email the SMTP sink received. */
+export function linkIn(got: Received, part: string): string {
+  const m = new RegExp(`href="([^"]*${part}[^"]*)"`).exec(String(got.mail.html));
+  assert.ok(m, `no ${part} link in ${String(got.mail.html)}`);
+  return m[1]!.replaceAll('&amp;', '&');
 }

@@ -21,7 +21,7 @@ for (const storage of storages()) {
       t = await startTestServer(storage);
     });
     after(async () => {
-      await t.destroy();
+      await t?.destroy();
     });
 
     test('create, read by id and email, list in sign-up order, patch, put, delete', async () => {

@@ -30,7 +30,7 @@ for (const storage of storages()) {
       t = await startTestServer(storage, {}, { tenant: { whiteLabeledTenants: 5 } });
     });
     after(async () => {
-      await t.destroy();
+      await t?.destroy();
     });
 
     test('DELETE su=true removes every document of the tenant from every collection, and its live actors; others keep theirs', async () => {

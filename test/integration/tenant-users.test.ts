@@ -13,7 +13,7 @@ for (const storage of storages()) {
       t = await startTestServer(storage, {}, { tenant: { maxTenantUsers: 3, whiteLabeledTenants: 2 } });
     });
     after(async () => {
-      await t.destroy();
+      await t?.destroy();
     });
 
     test('create, read, list in order, patch, put, delete; the User view finds them', async () => {

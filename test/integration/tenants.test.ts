@@ -13,7 +13,7 @@ for (const storage of storages()) {
       t = await startTestServer(storage, {}, { tenant: { email: 'owner@root.example', whiteLabeledTenants: 10, monthlyCredits: 100_000 } });
     });
     after(async () => {
-      await t.destroy();
+      await t?.destroy();
     });
 
     test('a white-label tenant creates, reads, lists and changes the tenants it manages', async () => {

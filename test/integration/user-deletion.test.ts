@@ -23,7 +23,7 @@ for (const storage of storages()) {
       t = await startTestServer(storage);
     });
     after(async () => {
-      await t.destroy();
+      await t?.destroy();
     });
 
     /** An SSO user with a comment on `pages` pages, the first of them replied to by someone else. */
