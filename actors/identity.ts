@@ -7,6 +7,7 @@ import { COLLECTIONS } from '../storage/collections.js';
 import { tenantScopes } from '../storage/tenant-data.js';
 import { TenantPurgeActor, TenantPurgeKind } from './jobs/tenant-purge-actor.js';
 import { UserEraseActor, UserEraseKind } from './jobs/user-erase-actor.js';
+import { AuditActor, AuditKind, AuditSweeperActor, AuditSweeperKind } from './audit/audit-actor.js';
 import { ModeratorsActor, ModeratorsKind } from './moderator/moderators-actor.js';
 import { DirectoryActor, DirectoryKind } from './user/directory-actor.js';
 
@@ -17,4 +18,6 @@ export function identityActors(system: ActorSystem): void {
   system.register(UserEraseKind, (ctx) => new UserEraseActor(ctx));
   system.register(TenantPurgeKind, (ctx) => new TenantPurgeActor(ctx, scopes));
   system.register(ModeratorsKind, (ctx) => new ModeratorsActor(ctx));
+  system.register(AuditKind, (ctx) => new AuditActor(ctx));
+  system.register(AuditSweeperKind, (ctx) => new AuditSweeperActor(ctx));
 }

@@ -1,6 +1,6 @@
 import { registerActors } from '../actors/index.js';
 import { aggregatorFor } from '../aggregate/setup.js';
-import { resumeJobs } from '../actors/jobs/resume.js';
+import { startIdentityWork } from '../actors/jobs/background.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
@@ -132,7 +132,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
   email.start(port, secret);
-  const resumed = (await resumeJobs(system, store)).done;
+  const { resumed } = await startIdentityWork(system, store);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
