@@ -8,6 +8,7 @@ import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
+import { DirectoryKind } from '../user/directory-actor.js';
 import { UserKind, userActorId } from '../user/protocol.js';
 import { MODERATOR_COUNTERS, type ModeratorCounts, type ModeratorDoc, MODERATORS, writeModerator } from './moderator-model.js';
 
@@ -63,6 +64,7 @@ export class ModeratorsActor extends Actor<ModeratorsProtocol> {
       const current = this.#one(id);
       this.#moderators.delete(id);
       this.remove(MODERATORS, id);
+      this.#billingChanged();
       return current;
     },
 
@@ -119,7 +121,14 @@ export class ModeratorsActor extends Actor<ModeratorsProtocol> {
   }
 
   #save(doc: ModeratorDoc): void {
+    const emailChanged = this.#moderators.get(doc._id)?.email !== doc.email;
     this.#moderators.set(doc._id, doc);
     this.put(MODERATORS, doc);
+    if (emailChanged) this.#billingChanged();
+  }
+
+  /** Moderators' emails decide which SSO users are billed (the directory counts them again). */
+  #billingChanged(): void {
+    this.system.tell(DirectoryKind, this.id, 'billingChanged', null);
   }
 }

@@ -97,6 +97,13 @@ export class Ledger {
     return next;
   }
 
+  /** The day document of `at` with these counts set (not added: they are totals counted at that moment). */
+  async gauge(values: Readonly<Record<string, number>>, at: number): Promise<DailyUsageDoc> {
+    const next = { ...(await this.#dayDoc(at)), ...values } as DailyUsageDoc;
+    this.#remember(next);
+    return next;
+  }
+
   /**
    * Usage documents matching the filter, oldest first, with `skip` and at most `limit`. Days
    * in memory replace their stored versions: their latest charges may still be on the way to

@@ -25,12 +25,13 @@ import {
 } from './widget-config.js';
 import { Ledger, type UsageFilter } from './ledger.js';
 import { allowanceOf, type TenantPackageDoc } from './packages.js';
-import { createChild, deletePackage, packageList, packageOf, savePackage, type TenantHost, type TenantSnapshot, updateTenant } from './tenant-admin.js';
+import { type Admitted, createChild, deletePackage, packageList, packageOf, savePackage, type TenantHost, type TenantSnapshot, updateTenant } from './tenant-admin.js';
 import type { TenantDoc } from './tenant-record.js';
-import type { DailyUsageDoc, UsageCounts } from './usage.js';
+import type { DailyUsageDoc, SsoBillingCounts, UsageCounts } from './usage.js';
 
 export type { TenantDoc } from './tenant-record.js';
 export type { TenantPackageDoc } from './packages.js';
+export type { Admitted } from './tenant-admin.js';
 
 export interface ApiKeyDoc extends Doc {
   tenantId: string;
@@ -52,17 +53,6 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /** Stored keys are re-read at most this often when an unknown key is presented. */
 const KEY_RELOAD_MS = 1000;
-
-/** Who a credential admitted to a tenant is. */
-export interface Admitted {
-  readonly tenantId: string;
-  /** The tenant whose key it is: the tenant itself, or the tenant managing it. */
-  readonly keyTenantId: string;
-  /** The id of the API key (never the key); null for access tokens. */
-  readonly keyId: string | null;
-  /** Whether the tenant's package records its API calls in the audit log. */
-  readonly audited: boolean;
-}
 
 export type TenantProtocol = {
   /**
@@ -92,6 +82,8 @@ export type TenantProtocol = {
    */
   charge: { in: { credits: number; counts?: UsageCounts; at: number }; out: null };
   describe: { in: null; out: { id: string; name: string } };
+  /** Sets today's counts of billable SSO users by class (counted by the tenant's directory). */
+  recordSsoCounts: { in: { counts: SsoBillingCounts; at: number }; out: null };
   listUsage: { in: UsageQuery; out: DailyUsageDoc[] };
   listDomainConfigs: { in: null; out: DomainConfigDoc[] };
   getDomainConfig: { in: { domain: string }; out: DomainConfigDoc };
@@ -196,11 +188,7 @@ export class TenantActor extends Actor<TenantProtocol> {
       let keyTenantId = this.id;
       let keyId: string | null = null;
       if (keyHash !== null) {
-        keyId = this.#keyIdOf(keyHash);
-        if (keyId === null && clock.now() - this.#keysLoadedAt >= KEY_RELOAD_MS) {
-          await this.#loadKeys();
-          keyId = this.#keyIdOf(keyHash);
-        }
+        keyId = await this.#findKey(keyHash);
         if (keyId === null && tenant.managedByTenantId) {
           keyId = (await this.system.ask(TenantKind, tenant.managedByTenantId, 'checkKey', { keyHash }))?.keyId ?? null;
           keyTenantId = tenant.managedByTenantId;
@@ -217,11 +205,7 @@ export class TenantActor extends Actor<TenantProtocol> {
     checkKey: async ({ keyHash }) => {
       this.allowUnconfirmed();
       this.#requireTenant();
-      let keyId = this.#keyIdOf(keyHash);
-      if (keyId === null && clock.now() - this.#keysLoadedAt >= KEY_RELOAD_MS) {
-        await this.#loadKeys();
-        keyId = this.#keyIdOf(keyHash);
-      }
+      const keyId = await this.#findKey(keyHash);
       return keyId === null ? null : { keyId };
     },
 
@@ -260,6 +244,12 @@ export class TenantActor extends Actor<TenantProtocol> {
       if (this.#tenant === undefined || this.#tenant.deletingAt) return null;
       this.put(C.dailyUsage, await this.#ledger!.record(credits, counts, at));
       this.#publishAdmission();
+      return null;
+    },
+
+    recordSsoCounts: async ({ counts, at }) => {
+      if (this.#tenant === undefined || this.#tenant.deletingAt) return null;
+      this.put(C.dailyUsage, await this.#ledger!.gauge(counts, at));
       return null;
     },
 
@@ -458,9 +448,14 @@ export class TenantActor extends Actor<TenantProtocol> {
     return next;
   }
 
-  #keyIdOf(hash: string): string | null {
-    const index = matchingDigest(this.#keyHashes, Buffer.from(hash, 'hex'));
-    return index < 0 ? null : this.#keyIds[index]!;
+  /** The id of the key with this hash, reloading the keys (at most once a second) when it is unknown. */
+  async #findKey(hash: string): Promise<string | null> {
+    const find = () => {
+      const index = matchingDigest(this.#keyHashes, Buffer.from(hash, 'hex'));
+      return index < 0 ? null : this.#keyIds[index]!;
+    };
+    if (find() === null && clock.now() - this.#keysLoadedAt >= KEY_RELOAD_MS) await this.#loadKeys();
+    return find();
   }
 
   /**
@@ -482,8 +477,6 @@ export class TenantActor extends Actor<TenantProtocol> {
     this.#keyIds = keys.map((k) => k._id);
     this.#keysLoadedAt = clock.now();
   }
-
-
 }
 
 /** `tenant:<tenantId>` */

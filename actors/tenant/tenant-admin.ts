@@ -16,6 +16,17 @@ import { buildDomainConfig, type DomainConfigDoc, type DomainConfigInput, DOMAIN
 import { allowsWhiteLabel, checkAgainstParent, MAX_PACKAGES_PER_TENANT, type TenantPackageDoc, writePackage } from './packages.js';
 import { type TenantDoc, writeTenant } from './tenant-record.js';
 
+/** Who a credential admitted to a tenant is. */
+export interface Admitted {
+  readonly tenantId: string;
+  /** The tenant whose key it is: the tenant itself, or the tenant managing it. */
+  readonly keyTenantId: string;
+  /** The id of the API key (never the key); null for access tokens. */
+  readonly keyId: string | null;
+  /** Whether the tenant's package records its API calls in the audit log. */
+  readonly audited: boolean;
+}
+
 /** A tenant as the API answers it: the record (never its secret), its domains and its package in use. */
 export interface TenantSnapshot {
   /** Its `apiSecret` blanked (it never leaves the actor); `deletingAt` set: its deletion is under way. */

@@ -2,8 +2,9 @@
  * A tenant's directory (`directory:<tenantId>`): listings and lookups of its single sign-on
  * and tenant users, of the tenants it manages and of packages (read from the durable documents
  * their actors write), and the one place tenant users are created, one at a time, so the
- * package's `maxTenantUsers` holds however many requests race. It asks user actors; none of
- * them ever asks it.
+ * package's `maxTenantUsers` holds however many requests race; and it counts the SSO users
+ * billed. It asks user, moderators and tenant actors; none of them ever asks it (user and
+ * moderators actors tell it that something billed changed).
  */
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
@@ -15,7 +16,11 @@ import type { DomainConfigDoc } from '../tenant/domain-configs.js';
 import type { TenantPackageDoc } from '../tenant/packages.js';
 import type { TenantSnapshot } from '../tenant/tenant-admin.js';
 import { metaMatches, type TenantDoc } from '../tenant/tenant-record.js';
+import { ModeratorsKind } from '../moderator/moderators-actor.js';
+import { TenantKind } from '../tenant/tenant-actor.js';
+import type { SsoBillingCounts } from '../tenant/usage.js';
 import { type ApiUserKind, type UserDoc, UserKind, userActorId, USERS } from './protocol.js';
+import { ssoBillingClass } from './sso-users.js';
 import { writeTenantUser } from './tenant-users.js';
 
 /** Page size of the user listings. */
@@ -39,7 +44,16 @@ export type DirectoryProtocol = {
   managedIds: { in: null; out: string[] };
   /** Packages of these tenants, by creation date then id. */
   listPackages: { in: { tenantIds: readonly string[]; skip: number; limit: number }; out: TenantPackageDoc[] };
+  /** A user or moderator changed in a way that may change what is billed: counts again soon (once for many changes). */
+  billingChanged: { in: null; out: null };
+  /** Counts the billable SSO users by class and records them on today's usage. */
+  recountBilling: { in: null; out: SsoBillingCounts };
 };
+
+/** How long a recount waits for more changes. */
+const RECOUNT_DELAY_MS = 1000;
+/** SSO users read per storage query while counting. */
+const COUNT_SCAN = 1000;
 
 /** Tenants scanned per storage read while filtering by `meta`. */
 const META_SCAN = 500;
@@ -48,6 +62,8 @@ const META_SCAN = 500;
 export const DirectoryKind = defineKind<DirectoryProtocol>('directory');
 
 export class DirectoryActor extends Actor<DirectoryProtocol> {
+  #recount: NodeJS.Timeout | undefined;
+
   override async onStart(): Promise<void> {}
 
   readonly handlers: Handlers<DirectoryProtocol> = {
@@ -99,6 +115,35 @@ export class DirectoryActor extends Actor<DirectoryProtocol> {
     managedIds: async () => {
       this.allowUnconfirmed();
       return (await this.store.find<TenantDoc>(C.tenants, { managedByTenantId: this.id })).map((doc) => doc._id);
+    },
+
+    billingChanged: () => {
+      this.allowUnconfirmed();
+      this.#recount ??= setTimeout(() => {
+        this.#recount = undefined;
+        this.system.tell(DirectoryKind, this.id, 'recountBilling', null);
+      }, RECOUNT_DELAY_MS).unref();
+      return null;
+    },
+
+    recountBilling: async () => {
+      // One person is billed once: an SSO user with a tenant user's or a moderator's email is not counted.
+      const tenantUsers = await this.store.find<UserDoc>(USERS, { tenantId: this.id, kind: 'tenant' });
+      const billedElsewhere = new Set([...tenantUsers.map((u) => u.email), ...(await this.system.ask(ModeratorsKind, this.id, 'emails', null))]);
+      const counts: SsoBillingCounts = { ssoUserCount: 0, ssoAdminCount: 0, ssoModeratorCount: 0 };
+      for (let skip = 0; ; skip += COUNT_SCAN) {
+        const chunk = await this.store.find<UserDoc>(USERS, { tenantId: this.id, kind: 'sso' }, { sort: ORDER.sso, skip, limit: COUNT_SCAN });
+        for (const user of chunk) {
+          if (user.email !== null && billedElsewhere.has(user.email)) continue;
+          const billing = ssoBillingClass(user);
+          if (billing === 'admin') counts.ssoAdminCount++;
+          else if (billing === 'moderator') counts.ssoModeratorCount++;
+          else counts.ssoUserCount++;
+        }
+        if (chunk.length < COUNT_SCAN) break;
+      }
+      await this.system.ask(TenantKind, this.id, 'recordSsoCounts', { counts, at: clock.now() });
+      return counts;
     },
 
     listPackages: async ({ tenantIds, skip, limit }) => {

@@ -5,6 +5,7 @@ import { DuplicateKeyError } from '../../storage/errors.js';
 import type { CollectionSpec, WriteOp } from '../../storage/store.js';
 import { accessChanged, tenantTopic } from '../live/live-events.js';
 import { claimCollections, claimWrites, takenBy } from './claims.js';
+import { DirectoryKind } from './directory-actor.js';
 import { type SsoUserFields, type UserDoc, type UserProtocol, USERS, USERNAME_CLAIMS } from './protocol.js';
 import { writeSsoUser } from './sso-users.js';
 import { tenantUserClaims, writeTenantUser } from './tenant-users.js';
@@ -75,6 +76,11 @@ function madeSecurely(user: UserDoc, tenantId: string): boolean {
   return user.ssoSecure ?? !user._id.startsWith(`${tenantId}:simple-`);
 }
 
+/** What decides whether and how a user is billed: its kind, email and privileges. */
+function billingKey(user: UserDoc | null): string {
+  return user === null ? '' : JSON.stringify([user.kind, user.email, user['isAccountOwner'], user.isAdmin, user.isModerator]);
+}
+
 function sameUser(a: UserDoc, b: UserDoc): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -100,7 +106,7 @@ export class UserActor extends Actor<UserProtocol> {
       this.#saveUser(user);
       return user;
     },
-    upsertSso: ({ fields, secure }) => {
+    upsertSso: async ({ fields, secure }) => {
       const current = this.#user;
       if (current !== null && current.kind !== 'sso') throw new ApiError('invalid-user', 'This user id belongs to a user that is not a single sign-on user.');
       if (!secure && current !== null && madeSecurely(current, this.#tenantId)) {
@@ -109,7 +115,13 @@ export class UserActor extends Actor<UserProtocol> {
       const next = mergeSsoUser(current, { _id: this.#userId, tenantId: this.#tenantId }, fields, new Date(clock.now()).toISOString());
       next.ssoSecure = secure || (current !== null && madeSecurely(current, this.#tenantId));
       if (this.#user !== null && sameUser(this.#user, next)) return this.#user;
+      const billed = billingKey(this.#user) !== billingKey(next);
       this.#saveUser(next);
+      if (billed) {
+        // The count reads storage: it must hold the change first.
+        await this.commitNow([]);
+        this.#billingChanged();
+      }
       return next;
     },
 
@@ -131,6 +143,7 @@ export class UserActor extends Actor<UserProtocol> {
         throw taken.kind === 'tenant-user-email' ? new ApiError('email-taken', 'Another tenant user, of any tenant, has this email.') : new ApiError('username-taken', 'Another tenant user, of any tenant, has this username.');
       }
       this.#changed(next);
+      this.#billingChanged();
       return next;
     },
 
@@ -142,6 +155,7 @@ export class UserActor extends Actor<UserProtocol> {
       ops.push({ op: 'delete', collection: USERS, id: this.#userId });
       await this.commitNow(ops);
       this.#changed(null);
+      this.#billingChanged();
       return current;
     },
 
@@ -178,6 +192,11 @@ export class UserActor extends Actor<UserProtocol> {
       return null;
     },
   };
+
+  /** Tells the tenant's directory to count billed SSO users again (a tell: it asks user actors). */
+  #billingChanged(): void {
+    this.system.tell(DirectoryKind, this.#tenantId, 'billingChanged', null);
+  }
 
   #requireTenantUser(): UserDoc {
     const user = this.#user;
