@@ -68,7 +68,8 @@ function single(value: string | string[] | undefined): string | undefined {
  * Verifies the credential in any of the three forms: `X-API-KEY` + `X-TENANT-ID` headers,
  * `API_KEY` + `tenantId` query, or `Authorization: Bearer`. On routes whose body may name the
  * tenant, `bodyTenant` names it when neither the header nor the query does. Also checks the tenant's credit
- * allowance. A key is only ever checked against the keys of the tenant named with it.
+ * allowance. A key is only ever checked against the keys of the tenant named with it and, when
+ * that tenant is managed (white labelling), of its manager (docs/identity.md).
  *
  * The common case, a known key of an active tenant, is answered synchronously from the tenant
  * actor's published admission view; anything else asks the tenant actor.

@@ -63,7 +63,8 @@ function checkBadges(value: unknown): BadgeConfig | undefined {
   return config;
 }
 
-function fresh(base: Pick<UserDoc, '_id' | 'tenantId'>, nowMs: number): UserDoc {
+/** A new SSO user: no names yet, profile activity private. (`ssoSecure` is set by whoever makes it.) */
+export function freshSsoUser(base: Pick<UserDoc, '_id' | 'tenantId'>, nowMs: number): UserDoc {
   return {
     _id: base._id,
     tenantId: base.tenantId,
@@ -76,7 +77,6 @@ function fresh(base: Pick<UserDoc, '_id' | 'tenantId'>, nowMs: number): UserDoc 
     isProfileActivityPrivate: true,
     createdAt: new Date(nowMs).toISOString(),
     signUpDate: nowMs,
-    ssoSecure: true,
   };
 }
 
@@ -91,7 +91,7 @@ export function writeSsoUser(current: UserDoc | null, base: Pick<UserDoc, '_id' 
   let next: UserDoc;
   if (mode === 'patch') next = { ...current! };
   else {
-    next = fresh(base, nowMs);
+    next = freshSsoUser(base, nowMs);
     if (current !== null) {
       next.createdAt = current.createdAt;
       next.signUpDate = current.signUpDate ?? Date.parse(current.createdAt);

@@ -7,7 +7,7 @@ import { accessChanged, tenantTopic } from '../live/live-events.js';
 import { claimCollections, claimWrites, takenBy } from './claims.js';
 import { DirectoryKind } from './directory-actor.js';
 import { type SsoUserFields, type UserDoc, type UserProtocol, USERS, USERNAME_CLAIMS } from './protocol.js';
-import { writeSsoUser } from './sso-users.js';
+import { freshSsoUser, writeSsoUser } from './sso-users.js';
 import { tenantUserClaims, writeTenantUser } from './tenant-users.js';
 import { MAX_SESSIONS, USER_TOKENS, type UserTokenDoc, userTokenCollections } from './user-tokens.js';
 
@@ -45,21 +45,7 @@ const SSO_FIELDS = [
  * absent fields keep theirs. Profiles are private unless the payload says otherwise.
  */
 export function mergeSsoUser(current: UserDoc | null, base: Pick<UserDoc, '_id' | 'tenantId'>, fields: SsoUserFields, nowIso: string): UserDoc {
-  const next: UserDoc = current
-    ? { ...current }
-    : {
-        _id: base._id,
-        tenantId: base.tenantId,
-        kind: 'sso',
-        username: '',
-        email: null,
-        displayName: null,
-        avatarSrc: null,
-        websiteUrl: null,
-        isProfileActivityPrivate: true,
-        createdAt: nowIso,
-        signUpDate: Date.parse(nowIso),
-      };
+  const next: UserDoc = current ? { ...current } : freshSsoUser(base, Date.parse(nowIso));
   const target = next as unknown as Record<string, unknown>;
   for (const field of SSO_FIELDS) {
     const value = fields[field];

@@ -6,11 +6,11 @@ import { INVITE_MS, moderatorView, type ModeratorDoc, MODERATORS } from '../../a
 import { MODERATOR_PAGE_SIZE, ModeratorsKind } from '../../actors/moderator/moderators-actor.js';
 import { TenantKind } from '../../actors/tenant/tenant-actor.js';
 import { DirectoryKind } from '../../actors/user/directory-actor.js';
-import { admitEmails, enqueueEmail } from '../../email/index.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { hashSecret, newSecret } from '../../engine/ids.js';
 import { perObjects, route, type Schema } from '../route.js';
+import { reserveEmail, sendReserved } from '../transactional-email.js';
 import { text } from './page-context.js';
 
 /** The public path of invitation links: `/auth/moderator-invite/<secret>`. */
@@ -93,24 +93,12 @@ export const moderatorRoutes = [
       if (fromName === '') throw new ApiError('from-name-required');
       if (fromName.length > 100) throw new ApiError('from-name-invalid');
       const moderator = await app.system.ask(ModeratorsKind, tenantId, 'get', { id: params['id']! });
-      // The outbox has room before the invitation is recorded: a refused send changes nothing.
-      if (!(await admitEmails(app.system, tenantId, 1))) throw new ApiError('email-queue-full');
+      await reserveEmail(app, tenantId);
       const { tenant } = await app.system.ask(TenantKind, tenantId, 'read', null);
       const secret = newSecret(32);
       await app.system.ask(ModeratorsKind, tenantId, 'invite', { id: moderator._id, hash: hashSecret(secret), expiresAt: clock.now() + INVITE_MS });
-      await enqueueEmail(
-        app.system,
-        tenantId,
-        {
-          to: moderator.email,
-          emailTemplateId: 'moderator-invite',
-          domain: null,
-          locale: null,
-          data: { moderatorName: moderator.name, fromName, tenantName: tenant.name, inviteUrl: `${app.email.links.baseUrl}${INVITE_PATH}/${secret}` },
-          transactional: true,
-        },
-        { admitted: true },
-      );
+      const inviteUrl = `${app.email.links.baseUrl}${INVITE_PATH}/${secret}`;
+      await sendReserved(app, tenantId, moderator.email, 'moderator-invite', null, { moderatorName: moderator.name, fromName, tenantName: tenant.name, inviteUrl });
       return {};
     },
   }),

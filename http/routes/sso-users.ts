@@ -3,14 +3,13 @@
  * payload makes (docs/identity.md). Ids in paths and answers are the tenant's own ids; users
  * are stored as `<tenantId>:<id>`, which is the `userId` their comments carry.
  */
-import { eraseUser } from '../../actors/jobs/user-erase-actor.js';
 import { DirectoryKind, USER_PAGE_SIZE } from '../../actors/user/directory-actor.js';
 import { UserKind, userActorId } from '../../actors/user/protocol.js';
 import { MAX_BADGE_IDS, ssoStoredId, ssoUserView } from '../../actors/user/sso-users.js';
 import { ApiError } from '../../engine/errors.js';
 import { perObjects, route, type Schema } from '../route.js';
 import { text } from './page-context.js';
-import { bool, checkPersonFields, DELETE_USER_QUERY, type DeleteUserQuery, eraseModeOf, USER_FIELDS } from './user-fields.js';
+import { bool, DELETE_USER_QUERY, type DeleteUserQuery, deleteUser, USER_FIELDS, writeUser } from './user-fields.js';
 
 const idList = (max: number): Schema => ({ type: 'array', items: text(256, 1), maxItems: max });
 
@@ -42,7 +41,6 @@ const UPDATE_QUERY: Schema = { type: 'object', properties: { updateComments: boo
 function checkBody(body: Record<string, unknown>, pathId?: string): void {
   if (pathId !== undefined && body['id'] !== undefined && body['id'] !== pathId) throw new ApiError('id-immutable');
   if (body['email'] === '' && pathId === undefined) throw new ApiError('email-required');
-  checkPersonFields(body);
 }
 
 function updateRoute(method: 'PATCH' | 'PUT') {
@@ -54,13 +52,8 @@ function updateRoute(method: 'PATCH' | 'PUT') {
     query: UPDATE_QUERY,
     body: UPDATE_BODY,
     handle: async ({ app, tenantId, params, query, body }) => {
-      if (query.updateComments === true) throw new ApiError('invalid-param', 'updateComments=true is not supported: comments keep the name and email they were written with.');
       checkBody(body, params['id']);
-      const user = await app.system.ask(UserKind, userActorId(tenantId, ssoStoredId(tenantId, params['id']!)), 'apiWrite', {
-        kind: 'sso',
-        mode: method === 'PATCH' ? 'patch' : 'replace',
-        input: body,
-      });
+      const user = await writeUser(app, tenantId, ssoStoredId(tenantId, params['id']!), 'sso', method === 'PATCH' ? 'patch' : 'replace', body, query.updateComments);
       return { user: ssoUserView(user) };
     },
   });
@@ -108,9 +101,7 @@ export const ssoUserRoutes = [
     missingCodes: { username: 'username-required', email: 'email-required' },
     handle: async ({ app, tenantId, body }) => {
       checkBody(body);
-      const id = body['id'] as string;
-      const user = await app.system.ask(UserKind, userActorId(tenantId, ssoStoredId(tenantId, id)), 'apiWrite', { kind: 'sso', mode: 'create', input: body });
-      return { user: ssoUserView(user) };
+      return { user: ssoUserView(await writeUser(app, tenantId, ssoStoredId(tenantId, body['id'] as string), 'sso', 'create', body)) };
     },
   }),
   updateRoute('PATCH'),
@@ -122,14 +113,6 @@ export const ssoUserRoutes = [
     params: ID_PARAM,
     query: DELETE_USER_QUERY,
     credits: (req) => (req.query.deleteComments === true ? 2 : 1),
-    handle: async ({ app, tenantId, params, query }) => {
-      const userId = ssoStoredId(tenantId, params['id']!);
-      const mode = eraseModeOf(query);
-      if (mode === null) return { user: ssoUserView(await app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind: 'sso' })) };
-      const current = await app.system.ask(UserKind, userActorId(tenantId, userId), 'get', null);
-      if (current === null || current.kind !== 'sso') throw new ApiError('not-found', `No SSO user ${params['id']}.`);
-      const removed = await eraseUser(app.system, tenantId, userId, 'sso', mode);
-      return { user: ssoUserView(removed ?? current) };
-    },
+    handle: async ({ app, tenantId, params, query }) => ({ user: ssoUserView(await deleteUser(app, tenantId, ssoStoredId(tenantId, params['id']!), 'sso', query)) }),
   }),
 ];

@@ -7,11 +7,11 @@ import { TenantKind } from '../../actors/tenant/tenant-actor.js';
 import { UserKind, userActorId } from '../../actors/user/protocol.js';
 import { LOGIN_LINK_MS, SESSION_MS, USER_TOKENS, type UserTokenDoc } from '../../actors/user/user-tokens.js';
 import { userView } from '../../actors/user/user-view.js';
-import { admitEmails, enqueueEmail } from '../../email/index.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { hashSecret, newSecret } from '../../engine/ids.js';
 import { route } from '../route.js';
+import { reserveEmail, sendReserved } from '../transactional-email.js';
 import { sessionCookie, signedInTenantUser } from '../tenant-session.js';
 import { link, text } from './page-context.js';
 
@@ -29,25 +29,13 @@ export const tenantSignInRoutes = [
     handle: async ({ app, tenantId, params, query }) => {
       const user = await app.system.ask(UserKind, userActorId(tenantId, params['id']!), 'get', null);
       if (user === null || user.kind !== 'tenant' || !user.email) throw new ApiError('not-found', `No tenant user ${params['id']}.`);
-      // The outbox has room before the link is recorded: a refused send changes nothing.
-      if (!(await admitEmails(app.system, tenantId, 1))) throw new ApiError('email-queue-full');
+      await reserveEmail(app, tenantId);
       const { tenant } = await app.system.ask(TenantKind, tenantId, 'read', null);
       const secret = newSecret(32);
       await app.system.ask(UserKind, userActorId(tenantId, user._id), 'addLoginLink', { hash: hashSecret(secret), expiresAt: clock.now() + LOGIN_LINK_MS, redirectURL: query.redirectURL ?? null });
       const locale = typeof user['locale'] === 'string' ? user['locale'] : null;
-      await enqueueEmail(
-        app.system,
-        tenantId,
-        {
-          to: user.email,
-          emailTemplateId: 'tenant-user-login-link',
-          domain: null,
-          locale,
-          data: { username: user.username, tenantName: tenant.name, loginUrl: `${app.email.links.baseUrl}${LOGIN_LINK_PATH}/${secret}` },
-          transactional: true,
-        },
-        { admitted: true },
-      );
+      const loginUrl = `${app.email.links.baseUrl}${LOGIN_LINK_PATH}/${secret}`;
+      await sendReserved(app, tenantId, user.email, 'tenant-user-login-link', locale, { username: user.username, tenantName: tenant.name, loginUrl });
       return {};
     },
   }),

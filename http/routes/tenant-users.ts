@@ -3,7 +3,6 @@
  * and emails unique across the whole service and a count limited by the package's
  * `maxTenantUsers`. Also readable through `GET /api/v1/users/:id`. docs/identity.md.
  */
-import { eraseUser } from '../../actors/jobs/user-erase-actor.js';
 import { TenantKind } from '../../actors/tenant/tenant-actor.js';
 import { DirectoryKind, USER_PAGE_SIZE } from '../../actors/user/directory-actor.js';
 import { UserKind, userActorId } from '../../actors/user/protocol.js';
@@ -12,7 +11,7 @@ import { userView } from '../../actors/user/user-view.js';
 import { ApiError } from '../../engine/errors.js';
 import { perObjects, route, type Schema } from '../route.js';
 import { text } from './page-context.js';
-import { bool, checkPersonFields, DELETE_USER_QUERY, type DeleteUserQuery, eraseModeOf, USER_FIELDS } from './user-fields.js';
+import { bool, checkPersonFields, DELETE_USER_QUERY, type DeleteUserQuery, deleteUser, USER_FIELDS, writeUser } from './user-fields.js';
 
 const FIELDS: Record<string, Schema> = {
   ...USER_FIELDS,
@@ -42,12 +41,9 @@ function updateRoute(method: 'PATCH' | 'PUT') {
     query: UPDATE_QUERY,
     body: method === 'PATCH' ? PATCH_BODY : CREATE_BODY,
     missingCodes: MISSING,
-    handle: async ({ app, tenantId, params, query, body }) => {
-      if (query.updateComments === true) throw new ApiError('invalid-param', 'updateComments=true is not supported: comments keep the name and email they were written with.');
-      checkPersonFields(body);
-      const user = await app.system.ask(UserKind, userActorId(tenantId, params['id']!), 'apiWrite', { kind: 'tenant', mode: method === 'PATCH' ? 'patch' : 'replace', input: body });
-      return { tenantUser: userView(user) };
-    },
+    handle: async ({ app, tenantId, params, query, body }) => ({
+      tenantUser: userView(await writeUser(app, tenantId, params['id']!, 'tenant', method === 'PATCH' ? 'patch' : 'replace', body, query.updateComments)),
+    }),
   });
 }
 
@@ -97,13 +93,6 @@ export const tenantUserRoutes = [
     params: ID_PARAM,
     query: DELETE_USER_QUERY,
     credits: (req) => (req.query.deleteComments === true ? 2 : 1),
-    handle: async ({ app, tenantId, params, query }) => {
-      const userId = params['id']!;
-      const mode = eraseModeOf(query);
-      if (mode === null) return { tenantUser: userView(await app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind: 'tenant' })) };
-      const current = await app.system.ask(UserKind, userActorId(tenantId, userId), 'get', null);
-      if (current === null || current.kind !== 'tenant') throw new ApiError('not-found', `No tenant user ${userId}.`);
-      return { tenantUser: userView((await eraseUser(app.system, tenantId, userId, 'tenant', mode)) ?? current) };
-    },
+    handle: async ({ app, tenantId, params, query }) => ({ tenantUser: userView(await deleteUser(app, tenantId, params['id']!, 'tenant', query)) }),
   }),
 ];

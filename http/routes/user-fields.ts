@@ -2,7 +2,10 @@
  * What the user endpoints share: field schemas, the checks of names and emails, and the
  * deletion query (`deleteComments`, `commentDeleteMode`).
  */
+import { eraseUser } from '../../actors/jobs/user-erase-actor.js';
 import type { EraseMode } from '../../actors/page/page-erase.js';
+import { type ApiUserKind, type ApiWriteMode, type UserDoc, UserKind, userActorId } from '../../actors/user/protocol.js';
+import type { AppServices } from '../services.js';
 import { checkEmail } from '../../actors/page/comment-rules.js';
 import { hasUnsafeCharacters } from '../../actors/text-rules.js';
 import { ApiError } from '../../engine/errors.js';
@@ -41,6 +44,26 @@ export const DELETE_USER_QUERY: Schema = {
 export function eraseModeOf(query: DeleteUserQuery): EraseMode | null {
   if (query.deleteComments !== true) return null;
   return query.commentDeleteMode === 1 ? 'anonymize' : 'remove';
+}
+
+/**
+ * A write of the management API to an SSO or tenant user (`create`, `patch`, `replace`), after
+ * the checks both kinds share. `updateComments=true` is refused: comments keep the name and
+ * email they were written with.
+ */
+export async function writeUser(app: AppServices, tenantId: string, userId: string, kind: ApiUserKind, mode: ApiWriteMode, body: Readonly<Record<string, unknown>>, updateComments?: boolean): Promise<UserDoc> {
+  if (updateComments === true) throw new ApiError('invalid-param', 'updateComments=true is not supported: comments keep the name and email they were written with.');
+  checkPersonFields(body);
+  return app.system.ask(UserKind, userActorId(tenantId, userId), 'apiWrite', { kind, mode, input: body });
+}
+
+/** Deletes an SSO or tenant user, with its comments when the query asks (a durable job); answers the deleted user. */
+export async function deleteUser(app: AppServices, tenantId: string, userId: string, kind: ApiUserKind, query: DeleteUserQuery): Promise<UserDoc> {
+  const mode = eraseModeOf(query);
+  if (mode === null) return app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind });
+  const current = await app.system.ask(UserKind, userActorId(tenantId, userId), 'get', null);
+  if (current === null || current.kind !== kind) throw new ApiError('not-found', `No ${kind === 'sso' ? 'SSO' : 'tenant'} user ${userId}.`);
+  return (await eraseUser(app.system, tenantId, userId, kind, mode)) ?? current;
 }
 
 /** Checks the names and email a body sets (they are shown to other people). */
