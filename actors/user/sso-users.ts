@@ -63,9 +63,9 @@ function checkBadges(value: unknown): BadgeConfig | undefined {
   return config;
 }
 
-/** A new SSO user: no names yet, profile activity private. (`ssoSecure` is set by whoever makes it.) */
-export function freshSsoUser(base: Pick<UserDoc, '_id' | 'tenantId'>, nowMs: number): UserDoc {
-  return {
+/** A new SSO user made at `createdAt` (ISO): no names yet, profile activity private. (`ssoSecure` is set by whoever makes it.) */
+export function freshSsoUser(base: Pick<UserDoc, '_id' | 'tenantId'>, createdAt: string): UserDoc {
+  const user: UserDoc = {
     _id: base._id,
     tenantId: base.tenantId,
     kind: 'sso',
@@ -75,9 +75,11 @@ export function freshSsoUser(base: Pick<UserDoc, '_id' | 'tenantId'>, nowMs: num
     avatarSrc: null,
     websiteUrl: null,
     isProfileActivityPrivate: true,
-    createdAt: new Date(nowMs).toISOString(),
-    signUpDate: nowMs,
+    createdAt,
   };
+  const signUpDate = Date.parse(createdAt);
+  if (Number.isFinite(signUpDate)) user.signUpDate = signUpDate;
+  return user;
 }
 
 /**
@@ -91,7 +93,7 @@ export function writeSsoUser(current: UserDoc | null, base: Pick<UserDoc, '_id' 
   let next: UserDoc;
   if (mode === 'patch') next = { ...current! };
   else {
-    next = freshSsoUser(base, nowMs);
+    next = freshSsoUser(base, new Date(nowMs).toISOString());
     if (current !== null) {
       next.createdAt = current.createdAt;
       next.signUpDate = current.signUpDate ?? Date.parse(current.createdAt);

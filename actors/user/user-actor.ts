@@ -45,7 +45,7 @@ const SSO_FIELDS = [
  * absent fields keep theirs. Profiles are private unless the payload says otherwise.
  */
 export function mergeSsoUser(current: UserDoc | null, base: Pick<UserDoc, '_id' | 'tenantId'>, fields: SsoUserFields, nowIso: string): UserDoc {
-  const next: UserDoc = current ? { ...current } : freshSsoUser(base, Date.parse(nowIso));
+  const next: UserDoc = current ? { ...current } : freshSsoUser(base, nowIso);
   const target = next as unknown as Record<string, unknown>;
   for (const field of SSO_FIELDS) {
     const value = fields[field];
