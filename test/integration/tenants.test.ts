@@ -159,5 +159,36 @@ for (const storage of storages()) {
       ok(await call(t, 'PATCH', `/api/v1/tenants/${metered.tenantId}`, { body: { packageId: null } }));
       ok(await call(t, 'GET', '/api/v1/sso-users', as(metered)));
     });
+
+    test('isolation: a managed tenant reaches neither its manager nor its siblings; a manager only what it manages', async () => {
+      const a = await managedTenant(t, 'Iso A');
+      const b = await managedTenant(t, 'Iso B');
+      const pkgA = await usePackage(t, a);
+      const pkgB = await usePackage(t, b);
+      const stranger = await t.addTenant({ name: 'Stranger', whiteLabeledTenants: 1 });
+      const root = t.tenant.tenantId;
+      // A managed tenant's own key.
+      refused(await t.api('GET', `/api/v1/tenants/${root}`, as(a)), 404, 'not-found', 'its manager');
+      refused(await t.api('GET', `/api/v1/tenants/${b.tenantId}`, as(a)), 404, 'not-found', 'a sibling');
+      refused(await t.api('PATCH', `/api/v1/tenants/${b.tenantId}`, { ...as(a), body: { name: 'Taken over' } }), 404, 'not-found');
+      refused(await t.api('DELETE', `/api/v1/tenants/${b.tenantId}`, { ...as(a), query: { su: true } }), 404, 'not-found');
+      refused(await t.api('GET', `/api/v1/tenant-packages/${pkgB}`, as(a)), 404, 'not-found');
+      refused(await t.api('PATCH', `/api/v1/tenant-packages/${pkgB}`, { ...as(a), body: { name: 'x' } }), 404, 'not-found');
+      refused(await t.api('GET', '/api/v1/sso-users', as(a, root)), 401, 'invalid-api-key', 'its key names its manager');
+      refused(await t.api('GET', '/api/v1/sso-users', as(a, b.tenantId)), 401, 'invalid-api-key', 'its key names a sibling');
+      assert.deepEqual(ok(await call<{ tenants: Json[] }>(t, 'GET', '/api/v1/tenants', as(a))).tenants, []);
+      assert.deepEqual(ok(await call<{ tenantPackages: Json[] }>(t, 'GET', '/api/v1/tenant-packages', as(a))).tenantPackages.map((p) => p['_id']), [pkgA]);
+      // The manager's key naming one managed tenant reaches that one only.
+      refused(await t.api('GET', `/api/v1/tenants/${b.tenantId}`, as(t.tenant, a.tenantId)), 404, 'not-found');
+      assert.deepEqual(ok(await call<{ tenantPackages: Json[] }>(t, 'GET', '/api/v1/tenant-packages', as(t.tenant, a.tenantId))).tenantPackages.map((p) => p['_id']), [pkgA]);
+      assert.equal(ok(await call<{ tenant: Json }>(t, 'GET', `/api/v1/tenants/${a.tenantId}`, as(t.tenant, a.tenantId))).tenant['name'], 'Iso A');
+      // Another white-label tenant reaches nothing of these.
+      refused(await t.api('GET', `/api/v1/tenants/${a.tenantId}`, as(stranger)), 404, 'not-found');
+      refused(await t.api('PATCH', `/api/v1/tenants/${a.tenantId}`, { ...as(stranger), body: { name: 'x' } }), 404, 'not-found');
+      refused(await t.api('GET', `/api/v1/tenant-packages/${pkgA}`, as(stranger)), 404, 'not-found');
+      refused(await t.api('POST', '/api/v1/tenant-packages', { ...as(stranger), body: packageBody({ tenantId: a.tenantId }) }), 404, 'not-found');
+      refused(await t.api('GET', '/api/v1/sso-users', as(stranger, a.tenantId)), 401, 'invalid-api-key');
+      assert.ok(ok(await call<{ tenants: Json[] }>(t, 'GET', '/api/v1/tenants', as(stranger))).tenants.every((x) => x['managedByTenantId'] === stranger.tenantId));
+    });
   });
 }
