@@ -70,6 +70,8 @@ export class AuditedCall {
   /** Records the call once it succeeded; a failure to record is logged, never turned into an error of the call. */
   async finish(result: RouteResult): Promise<void> {
     const req = this.#req;
+    // A tenant's deletion took its log with it: the call is not recorded there.
+    if (this.#crud === 'd' && resourceOf(req.path) === 'tenants' && req.params['id'] === req.tenantId) return;
     try {
       const after = this.#crud === 'd' ? null : this.#crud === 'c' ? mainObject(result) : ((await this.#current()) ?? mainObject(result));
       const target = this.#before ?? after;

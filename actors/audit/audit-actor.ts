@@ -1,12 +1,15 @@
 /**
  * A tenant's audit log (`audit:<tenantId>`): appends entries (durable before the call they
- * record is answered) and reads them back. Entries are never changed; the sweeper
+ * record is answered) and reads them back. It asks the tenant actor (whether the tenant still
+ * is); the tenant actor never asks it. Entries are never changed; the sweeper
  * (`audit-sweeper`) removes those older than two years, and reads leave them out meanwhile.
  */
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { newId } from '../../engine/ids.js';
+import { ApiError } from '../../engine/errors.js';
 import type { Filter } from '../../storage/store.js';
+import { TenantKind } from '../tenant/tenant-actor.js';
 import { AUDIT_LOGS, AUDIT_RETENTION_MS, type AuditEntry, type AuditLogDoc } from './audit-model.js';
 
 /** Entries read per storage query while filtering by target. */
@@ -47,7 +50,14 @@ export class AuditActor extends Actor<AuditProtocol> {
   override async onStart(): Promise<void> {}
 
   readonly handlers: Handlers<AuditProtocol> = {
-    record: ({ entry }) => {
+    record: async ({ entry }) => {
+      // A tenant deleted (or being deleted) keeps no log: the call that deleted it is not recorded in its own.
+      try {
+        await this.system.ask(TenantKind, this.id, 'read', null);
+      } catch (err) {
+        if (err instanceof ApiError && (err.code === 'tenant-deleted' || err.code === 'invalid-tenant-id')) return null;
+        throw err;
+      }
       const now = clock.now();
       const doc: AuditLogDoc = { _id: newId(now), ...entry, when: new Date(now).toISOString(), whenMs: now, expireAt: now + AUDIT_RETENTION_MS, serverStartDate: SERVER_START };
       this.insert(AUDIT_LOGS, doc);

@@ -5,7 +5,7 @@ import { TENANT_COLLECTIONS } from '../../actors/tenant/collections.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { as, call, ok, refused } from './identity-helpers.js';
 import { documentsMentioning, fillTenant } from './tenant-data.js';
-import { managedTenant } from './white-label-helpers.js';
+import { managedTenant, usePackage } from './white-label-helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -36,10 +36,13 @@ for (const storage of storages()) {
     test('DELETE su=true removes every document of the tenant from every collection, and its live actors; others keep theirs', async () => {
       const doomed = await managedTenant(t, 'Doomed');
       const sibling = await managedTenant(t, 'Sibling');
+      // Its calls are audited: its log goes with it, and the call deleting it is not logged in it.
+      await usePackage(t, doomed, { hasAuditing: true });
       await fillTenant(t, doomed, ssoFor(await secretOf(t, doomed.tenantId)));
       await fillTenant(t, sibling, ssoFor(await secretOf(t, sibling.tenantId)));
       const store = t.server.services.store;
-      assert.ok((await documentsMentioning(store, doomed.tenantId)).length > 20, 'the tenant has data everywhere');
+      const held = await documentsMentioning(store, doomed.tenantId);
+      assert.ok(held.length > 20 && held.some((doc) => doc.startsWith('auditLogs/')), 'the tenant has data everywhere');
       const siblingBefore = await documentsMentioning(store, sibling.tenantId);
 
       refused(await t.api('DELETE', `/api/v1/tenants/${doomed.tenantId}`), 400, 'unsure');
@@ -48,7 +51,7 @@ for (const storage of storages()) {
       refused(await t.api('DELETE', `/api/v1/tenants/${t.tenant.tenantId}`, { query: { su: true } }), 409, 'tenant-has-managed-tenants');
       assert.ok((await documentsMentioning(store, doomed.tenantId)).length > 20, 'refusals changed nothing');
 
-      ok(await call(t, 'DELETE', `/api/v1/tenants/${doomed.tenantId}`, { query: { su: true } }));
+      ok(await call(t, 'DELETE', `/api/v1/tenants/${doomed.tenantId}`, { ...as(t.tenant, doomed.tenantId), query: { su: true } }));
       assert.deepEqual(await documentsMentioning(store, doomed.tenantId), [], 'nothing of the tenant is left');
       for (const key of [`tenant:${doomed.tenantId}`, `page:${doomed.tenantId}:page-a`, `user:${doomed.tenantId}:${doomed.tenantId}:api-user`, `site:${doomed.tenantId}`]) {
         assert.equal(t.server.services.system.cellOf(key), undefined, `${key} is not live`);
