@@ -41,6 +41,9 @@ const PLAIN_FIELDS = [
   'feedbackIds',
 ] as const satisfies readonly (keyof CommentDoc)[];
 
+/** PATCH fields that are dates: given as ms or ISO, stored as ISO date-times (null clears them). */
+const DATE_FIELDS = ['expireAt', 'verifiedDate'] as const satisfies readonly (keyof CommentDoc)[];
+
 /** PATCH fields whose null means false. */
 const NULLABLE_FLAGS = ['isPinned', 'isLocked'] as const satisfies readonly (keyof CommentDoc)[];
 
@@ -120,9 +123,14 @@ function applyChanges(host: PageHost, current: CommentDoc, changes: CommentChang
   if ('parentId' in changes && changes['parentId'] !== current.parentId && typeof changes['urlId'] !== 'string') {
     next.parentId = checkParent(host, current._id, changes['parentId'] as string | null);
   }
-  if (typeof changes['date'] === 'number') next.date = checkDate(changes['date']);
+  const date = changes['date'];
+  if (typeof date === 'number' || typeof date === 'string') next.date = checkDate(date);
   const target = next as unknown as Record<string, unknown>;
   for (const field of PLAIN_FIELDS) if (field in changes) target[field] = changes[field];
+  for (const field of DATE_FIELDS) {
+    const value = changes[field];
+    if (typeof value === 'number' || typeof value === 'string') target[field] = checkDate(value, field);
+  }
   for (const field of NULLABLE_FLAGS) if (field in changes) target[field] = changes[field] === true;
   return next;
 }

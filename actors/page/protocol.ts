@@ -33,8 +33,8 @@ export interface NewCommentInput {
   readonly avatarSrc: string | null;
   readonly parentId: string | null;
   readonly pageTitle: string | null;
-  /** ms since the epoch; the server's time when not given. */
-  readonly date: number | null;
+  /** ms since the epoch or an ISO date-time; the server's time when not given. */
+  readonly date: number | string | null;
   readonly localDateString: string | null;
   readonly localDateHours: number | null;
   readonly locale: string;

@@ -62,6 +62,10 @@ const LIST_QUERY: Schema = {
 
 const bool: Schema = { type: 'boolean' };
 const int: Schema = { type: 'integer' };
+/** An integer the API description declares `int32`: answers echo it, and clients read 32 bits. */
+const int32 = (nullable: boolean): Schema => ({ type: nullable ? ['integer', 'null'] : 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 });
+/** A date input: epoch milliseconds or an ISO date-time (`checkDate` bounds both). */
+const dateInput = (nullable: boolean): Schema => ({ type: nullable ? ['number', 'string', 'null'] : ['number', 'string'], format: 'date-time' });
 const stringList = (max: number): Schema => ({ type: 'array', items: text(256), maxItems: max });
 /**
  * Free-form fields (a comment's `meta`, `questionValues`): bounded in size and field names, so
@@ -87,9 +91,9 @@ const HASH_TAG_ENTRY: Schema = {
 const CREATE_BODY: Schema = {
   type: 'object',
   properties: {
-    date: int,
+    date: dateInput(false),
     localDateString: text(100),
-    localDateHours: int,
+    localDateHours: int32(false),
     commenterName: text(1000),
     commenterEmail: nullableText(1000),
     commenterLink: link(2048, true),
@@ -143,15 +147,15 @@ const PATCH_BODY: Schema = {
     comment: { type: 'string' },
     commentHTML: { type: 'string', maxLength: 200_000 },
     parentId: nullableText(128),
-    date: { type: ['number', 'null'] },
+    date: dateInput(true),
     localDateString: nullableText(100),
-    localDateHours: { type: ['integer', 'null'] },
+    localDateHours: int32(true),
     votes: { type: ['integer', 'null'] },
     votesUp: { type: ['integer', 'null'] },
     votesDown: { type: ['integer', 'null'] },
-    expireAt: { type: ['string', 'null'], format: 'date-time' },
+    expireAt: dateInput(true),
     verified: bool,
-    verifiedDate: { type: ['string', 'null'], format: 'date-time' },
+    verifiedDate: dateInput(true),
     notificationSentForParent: bool,
     notificationSentForParentTenant: bool,
     reviewed: bool,
@@ -175,7 +179,7 @@ const PATCH_BODY: Schema = {
 };
 
 interface CreateBody {
-  date?: number;
+  date?: number | string;
   localDateString?: string;
   localDateHours?: number;
   commenterName: string;
@@ -411,7 +415,10 @@ export const commentRoutes = [
       if (typeof body['comment'] === 'string') checkText(body['comment']);
       if (typeof body['commenterName'] === 'string') checkName(body['commenterName']);
       if ('commenterEmail' in body) checkEmail(body['commenterEmail'] as string | null);
-      if (typeof body['date'] === 'number') checkDate(body['date']);
+      for (const field of ['date', 'expireAt', 'verifiedDate']) {
+        const value = body[field];
+        if (typeof value === 'number' || typeof value === 'string') checkDate(value, field);
+      }
       const locator = pageLocator(app.system);
       const urlId = await locator.lookup('comment', tenantId, id);
       if (urlId === undefined) throw notFound(id)();
