@@ -74,7 +74,7 @@ export type TenantProtocol = {
   /** Creates (`packageId` null), patches or replaces a package, its limits below `parent`'s. */
   savePackage: { in: { packageId: string | null; input: Readonly<Record<string, unknown>>; replace: boolean; parent: TenantPackageDoc }; out: TenantPackageDoc };
   deletePackage: { in: { packageId: string }; out: null };
-  /** Starts the tenant's deletion: refuses every call from now on (durably) and drops its views. */
+  /** Starts the tenant's deletion (refused while it manages tenants): refuses every call from now on (durably) and drops its views. */
   beginDelete: { in: null; out: null };
   /**
    * Records a call's credits and usage counters, on the day of `at` (when the call was made);
@@ -226,10 +226,13 @@ export class TenantActor extends Actor<TenantProtocol> {
     getPackage: ({ packageId }) => packageOf(this.#host, packageId),
     savePackage: ({ packageId, input, replace, parent }) => savePackage(this.#host, packageId, input, replace, parent),
     deletePackage: ({ packageId }) => deletePackage(this.#host, packageId),
-    beginDelete: () => {
+    beginDelete: async () => {
       const tenant = this.#tenant;
       if (tenant === undefined) throw new ApiError('invalid-tenant-id');
       if (tenant.deletingAt) return null;
+      // Counted here, where its managed tenants are created: none can appear in between.
+      const managed = await this.store.count(C.tenants, { managedByTenantId: this.id });
+      if (managed > 0) throw new ApiError('tenant-has-managed-tenants', `The tenant manages ${managed} tenants: delete them first.`);
       this.#tenant = { ...tenant, deletingAt: clock.now() };
       this.put(C.tenants, this.#tenant);
       this.clearView(TENANT_VIEWS.admission);

@@ -138,8 +138,6 @@ export const tenantRoutes = [
     handle: async (req) => {
       if (req.query.su !== true && req.query.sure !== true) throw new ApiError('unsure');
       const target = await reachTenant(req, req.params['id']!, true);
-      const managed = await req.app.system.ask(DirectoryKind, target.tenant._id, 'managedIds', null);
-      if (managed.length > 0) throw new ApiError('tenant-has-managed-tenants', `The tenant manages ${managed.length} tenants: delete them first.`);
       await purgeTenant(req.app.system, target.tenant._id);
       return {};
     },
