@@ -1,5 +1,6 @@
 import { registerActors } from '../actors/index.js';
 import { aggregatorFor } from '../aggregate/setup.js';
+import { startIdentityWork } from '../actors/jobs/background.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
@@ -32,6 +33,8 @@ export interface RunningServer {
   readonly services: AppServices;
   /** The tenant created on first start with an empty database, if any. */
   readonly demo: ProvisionedTenant | undefined;
+  /** Settles once the jobs a crash interrupted (resumed at start) have ended. */
+  readonly resumed: Promise<void>;
   /** Stops accepting, drains every mailbox, flushes and closes storage. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -132,6 +135,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const port = await http.listen(config.host, config.port);
   email.start(port, secret);
   webhooks.start();
+  const { resumed } = await startIdentityWork(system, store);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -154,5 +158,5 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await writer?.release();
       await store.close();
     })());
-  return { port, nodeId: cluster?.nodeId, services, demo, stop };
+  return { port, nodeId: cluster?.nodeId, services, demo, stop, resumed };
 }

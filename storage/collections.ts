@@ -10,6 +10,7 @@ import { pollCollections } from '../actors/poll/poll-model.js';
 import { userCollections } from '../actors/user/user-actor.js';
 import { tenantCollections } from '../actors/tenant/collections.js';
 import { webhookCollections } from '../actors/webhook/webhooks-actor.js';
+import { identityCollections } from '../actors/identity-collections.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */
@@ -26,4 +27,5 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...emailTemplateCollections,
   ...emailOutboxCollections,
   ...webhookCollections,
+  ...identityCollections,
 ];

@@ -34,7 +34,8 @@ export interface CommentDoc extends Doc {
   parentId: string | null;
   comment: string;
   commentHTML: string;
-  commenterName: string;
+  /** Null once its user was deleted with `commentDeleteMode` anonymize (answered as ""). */
+  commenterName: string | null;
   commenterEmail: string | null;
   commenterLink: string | null;
   userId: string | null;
@@ -67,7 +68,8 @@ export interface CommentDoc extends Doc {
   hasCode: boolean;
   hasImages: boolean;
   badges: unknown[] | null;
-  mentions: CommentMention[];
+  /** Null once its user was deleted with `commentDeleteMode` anonymize. */
+  mentions: CommentMention[] | null;
   hashTags: CommentHashTag[];
   /** Normalised tags (`hashTagKey`), indexed for tenant-wide hashtag search. */
   hashTagKeys: string[];
@@ -184,6 +186,8 @@ export function commentView(doc: CommentDoc, poll: unknown): Record<string, unkn
     view[key] = key === 'date' ? dateMs(value as string | null) : value;
   }
   if (doc.hasPoll && poll !== undefined) view['poll'] = poll;
+  // Required text in the API's comment shapes: an anonymized author's name is sent as "".
+  if (view['commenterName'] === null) view['commenterName'] = '';
   return view;
 }
 

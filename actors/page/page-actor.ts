@@ -10,6 +10,7 @@ import { patchComment } from './comment-changes.js';
 import { COMMENT_FLAGS, type FlagDoc } from './flag-doc.js';
 import { listJson, type Viewer } from './listing.js';
 import { createComment, deleteComment } from './page-comments.js';
+import { eraseUserComments } from './page-erase.js';
 import { commentEvent } from './page-events.js';
 import { PAGES, type PageDoc } from './page-doc.js';
 import { flagComment, unflagComment } from './page-flags.js';
@@ -146,6 +147,7 @@ export class PageActor extends Actor<PageProtocol> {
     createComment: (request) => createComment(this.#host, request),
     patchComment: async (request) => patchComment(this.#host, await this.#own(request.commentId), request),
     deleteComment: async ({ commentId, isLive, webhooks }) => deleteComment(this.#host, await this.#own(commentId), isLive, webhooks),
+    eraseUserComments: (request) => eraseUserComments(this.#host, request),
 
     adopt: async ({ commentIds, isLive }) => {
       await this.commitNow([]);

@@ -12,6 +12,7 @@ import type { Settings } from '../tenant/widget-config.js';
 import type { CommentHashTag, CommentMention } from './comment-doc.js';
 import type { ListQuery } from './listing.js';
 import type { PageDoc } from './page-doc.js';
+import type { EraseRequest } from './page-erase.js';
 import type { ReactKind } from './react-doc.js';
 import type { VoteDirection } from './vote-doc.js';
 import type { WebhookTarget } from '../webhook/protocol.js';
@@ -173,6 +174,11 @@ export type PageProtocol = {
   patchComment: { in: PatchCommentRequest; out: PatchedComment };
   /** Removes the comment and every reply under it. */
   deleteComment: { in: { commentId: string; isLive: boolean; webhooks: WebhookTargets }; out: { deletedCount: number } };
+  /**
+   * A deleted user's comments (those named that are on this page and still the user's):
+   * anonymized or removed, replies following the page's thread deletion mode (page-erase.ts).
+   */
+  eraseUserComments: { in: EraseRequest; out: { changed: number } };
   /** Takes on comments another page moved here (already durable with this urlId). */
   adopt: { in: { commentIds: readonly string[]; isLive: boolean }; out: null };
   flag: { in: { commentId: string; by: ActorRef; settings: Settings; webhooks: WebhookTargets }; out: { wasUnapproved: boolean } };

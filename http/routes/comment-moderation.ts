@@ -7,6 +7,7 @@ import type { AppServices } from '../services.js';
 import { route, type Schema } from '../route.js';
 import { actorRef, COMMENT_ID_PARAM, text, USER_ID } from './page-context.js';
 import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
+import { countModeration } from '../moderation-counts.js';
 
 interface UserQuery {
   userId?: string;
@@ -94,10 +95,12 @@ export const commentModerationRoutes = [
     access: 'tenant',
     params: COMMENT_ID_PARAM,
     query: USER_QUERY,
-    handle: async ({ app, tenantId, params, query }) => {
+    handle: async (req) => {
+      const { app, tenantId, params, query } = req;
       const id = params['id']!;
       const by = actorRef(query);
       await pageLocator(app.system).ask('comment', tenantId, id, 'unflag', { commentId: id, by }, notFound(id));
+      await countModeration(req, by.userId ?? undefined, { unFlaggedCount: 1 });
       return {};
     },
   }),

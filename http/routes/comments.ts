@@ -13,6 +13,7 @@ import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
 import { freeForm } from '../validation.js';
+import { countModeration, patchCounts } from '../moderation-counts.js';
 import { sendWelcome, welcomeAddress } from './comment-emails.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
@@ -408,7 +409,8 @@ export const commentRoutes = [
     query: WRITE_QUERY,
     body: PATCH_BODY,
     credits: (req, result) => (req.query.isLive ? 2 : 1) + (migrated.has(result) ? 2 : 0),
-    handle: async ({ app, tenantId, params, query, body }) => {
+    handle: async (req) => {
+      const { app, tenantId, params, query, body } = req;
       const id = params['id']!;
       refuseCalculated(body);
       if ('urlId' in body) requireUrlId(body['urlId'] as string);
@@ -437,6 +439,7 @@ export const commentRoutes = [
         for (const moved of result.moved.commentIds) locator.remember('comment', tenantId, moved, result.moved.urlId);
         migrated.add(answer);
       }
+      await countModeration(req, query.contextUserId, patchCounts(body));
       return answer;
     },
   }),
@@ -448,10 +451,12 @@ export const commentRoutes = [
     params: COMMENT_ID_PARAM,
     query: { type: 'object', properties: { isLive: bool, contextUserId: USER_ID } },
     credits: (req) => (req.query.isLive ? 2 : 1),
-    handle: async ({ app, tenantId, params, query }) => {
+    handle: async (req) => {
+      const { app, tenantId, params, query } = req;
       const id = params['id']!;
       const webhooks = await webhookTargets(app.system, tenantId);
       await pageLocator(app.system).ask('comment', tenantId, id, 'deleteComment', { commentId: id, isLive: query.isLive === true, webhooks }, notFound(id));
+      await countModeration(req, query.contextUserId, { deletedCount: 1 });
       return { action: 'hard-removed' };
     },
   }),

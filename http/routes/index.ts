@@ -19,6 +19,7 @@ import { voteRoutes } from './votes.js';
 import { widgetConfigRoutes } from './widget-config.js';
 import { pendingWebhookEventRoutes } from './pending-webhook-events.js';
 import { webhookRoutes } from './webhooks.js';
+import { identityRoutes } from './identity.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -42,4 +43,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...emailLinkRoutes,
   ...webhookRoutes,
   ...pendingWebhookEventRoutes,
+  ...identityRoutes,
 ];

@@ -12,6 +12,7 @@ import { ROUTES } from '../../http/routes/index.js';
 import { eventually } from '../fixtures/eventually.js';
 import { assertAnswer, assertComponent, findOperation, type Operation, validatedOperations, WireShapeError } from '../fixtures/openapi.js';
 import { type ApiResponse, startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { callIdentityOperations } from './identity-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
 function implementedOperations(): Operation[] {
@@ -189,6 +190,8 @@ for (const storage of storages()) {
       ok(await t.api('DELETE', `/api/v1/votes/${vote.voteId}`), 'delete vote');
       ok(await t.api('DELETE', `/api/v1/comments/${plain._id}`, { query: { isLive: true } }), 'delete comment');
       ok(await t.api('DELETE', '/api/v1/domain-configs/shapes.example'), 'delete domain');
+
+      await callIdentityOperations(t);
 
       const missing = implementedOperations()
         .filter((op) => !validatedOperations.has(op.id))
