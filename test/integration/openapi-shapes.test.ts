@@ -13,6 +13,7 @@ import { eventually } from '../fixtures/eventually.js';
 import { assertAnswer, assertComponent, findOperation, type Operation, validatedOperations, WireShapeError } from '../fixtures/openapi.js';
 import { type ApiResponse, startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { callIdentityOperations } from './identity-shapes.js';
+import { callWebhookOperations } from './webhook-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
 function implementedOperations(): Operation[] {
@@ -54,7 +55,7 @@ for (const storage of storages()) {
   describe(`OpenAPI wire shapes on ${storage}`, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(storage);
+      t = await startTestServer(storage, { webhookAllowPrivate: true });
     });
     after(async () => {
       await t.destroy();
@@ -192,6 +193,7 @@ for (const storage of storages()) {
       ok(await t.api('DELETE', '/api/v1/domain-configs/shapes.example'), 'delete domain');
 
       await callIdentityOperations(t);
+      await callWebhookOperations(t);
 
       const missing = implementedOperations()
         .filter((op) => !validatedOperations.has(op.id))
