@@ -11,11 +11,13 @@ type Json = Record<string, unknown>;
 /**
  * Comments (with a reply, a poll, a hashtag and a commenter made from an email), votes, a
  * flag, a block, a poll vote, a page record, widget and domain configurations, an SSO user, a
- * tenant user, a moderator, a like and reaction from the widget (event log entries), and the
- * usage all of it charged.
+ * tenant user, a moderator, a like and reaction from the widget (event log entries), a webhook
+ * subscription with the pending events of the comments (its receiver refuses connections; the server must allow private webhook addresses),
+ * and the usage all of it charged.
  */
 export async function fillTenant(t: TestServer, tenant: ProvisionedTenant, sso: (user: Json) => string): Promise<void> {
   const me = as(tenant);
+  ok(await t.api('POST', '/api/v1/webhooks', { ...me, body: { url: 'http://127.0.0.1:9/hook', event: 'comment-created' } }));
   ok(await t.api('POST', '/api/v1/sso-users', { ...me, body: { id: 'api-user', username: 'apiuser', email: `api-${tenant.tenantId}@example.com` } }));
   const comment = (body: Json) =>
     t.api<{ comment: Json }>('POST', '/api/v1/comments', { ...me, query: { isLive: true }, body: { commenterName: 'Ann', comment: 'Hello #news', url: 'https://example.com/a', urlId: 'page-a', locale: 'en_us', ...body } });

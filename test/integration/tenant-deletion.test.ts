@@ -27,7 +27,7 @@ for (const storage of storages()) {
   describe(`deleting a tenant on ${storage}`, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(storage, {}, { tenant: { whiteLabeledTenants: 5 } });
+      t = await startTestServer(storage, { webhookAllowPrivate: true }, { tenant: { whiteLabeledTenants: 5 } });
     });
     after(async () => {
       await t?.destroy();
