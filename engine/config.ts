@@ -77,6 +77,8 @@ export const SETTINGS = {
   webhookMaxAttempts: setting('WEBHOOK_MAX_ATTEMPTS', '--webhook-max-attempts', 99, positive, 'Attempts before a webhook delivery is given up (it stays listed as pending).'),
   webhookTenantConcurrency: setting('WEBHOOK_TENANT_CONCURRENCY', '--webhook-tenant-concurrency', 8, positive, 'Webhook deliveries of one tenant in flight at once (half of them, rounded up, to one receiver).'),
   webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', '--webhook-timeout-ms', 10_000, positive, 'How long a webhook receiver may take to answer before the attempt fails.'),
+  oauthRegistrationsPerHour: setting('OAUTH_REGISTRATIONS_PER_HOUR', '--oauth-registrations-per-hour', 20, int, 'OAuth clients one address (IPv6 /64) may register per hour, a quarter of them at once; more get 429.'),
+  oauthAllowPrivateMetadata: setting('OAUTH_ALLOW_PRIVATE_METADATA', '--oauth-allow-private-metadata', false, bool, 'Let client metadata documents (an https URL as client_id) be fetched from loopback, private and link-local addresses (tests, closed networks).'),
   logLevel: setting('LOG_LEVEL', '--log-level', 'info', str, 'One of debug, info, warn, error.'),
   natsUrl: setting<string | undefined>('NATS_URL', '--nats-url', undefined, optionalStr, 'Cluster mode: the NATS server(s) the nodes meet on (needs MONGODB_URI).'),
   clusterName: setting('CLUSTER_NAME', '--cluster-name', 'comments', str, 'Cluster mode: prefix of the NATS subjects and key-value buckets of this cluster.'),
