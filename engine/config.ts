@@ -63,7 +63,7 @@ export const SETTINGS = {
   aggregationQueueTimeoutMs: setting('AGGREGATION_QUEUE_TIMEOUT_MS', '--aggregation-queue-timeout-ms', 60_000, int, "How long an aggregation may wait behind the tenant's others before 503 `aggregation-queue-timeout`."),
   aggregationRunTimeoutMs: setting('AGGREGATION_RUN_TIMEOUT_MS', '--aggregation-run-timeout-ms', 300_000, positive, 'How long one aggregation may run before it is stopped with 504 `aggregation-run-timeout`.'),
   aggregationThreads: setting('AGGREGATION_THREADS', '--aggregation-threads', 2, positive, 'Worker threads for aggregations: how many tenants can aggregate at once (one call per tenant at a time).'),
-  publicUrl: setting<string | undefined>('PUBLIC_URL', '--public-url', undefined, optionalStr, 'Base URL of the server as email readers reach it, for links in emails (default `http://localhost:<port>`).'),
+  publicUrl: setting<string | undefined>('PUBLIC_URL', '--public-url', undefined, optionalStr, 'Base URL of the server as email readers and OAuth clients reach it: links in emails start with it (default `http://localhost:<port>`), and it is the OAuth issuer (default: from the request).'),
   smtpUrl: setting<string | undefined>('SMTP_URL', '--smtp-url', undefined, optionalStr, 'Send email through this SMTP server (`smtp://user:pass@host:587`, `smtps://` for TLS); unset: write `.eml` files under `DATA_DIR/outbox-mail/`.'),
   mailFrom: setting('MAIL_FROM', '--mail-from', 'Comments <noreply@localhost>', str, 'Sender of emails, unless the domain configuration names one.'),
   emailRetryMs: setting('EMAIL_RETRY_MS', '--email-retry-ms', 60_000, int, 'Delay before the first retry of a failed email; doubles per attempt, at most an hour.'),
