@@ -115,3 +115,14 @@ async function authenticateToken(token: string, namedTenant: string | undefined,
   const admitted = await app.system.ask(TenantKind, grant.tenantId, 'admit', { keyHash: null });
   return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId, keyTenantId: grant.tenantId, audited: admitted.audited };
 }
+
+/**
+ * The `WWW-Authenticate` challenge of a refused bearer token (RFC 6750 §3), or undefined when
+ * the refusal is not about the token.
+ */
+export function bearerChallenge(err: unknown, method: string): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.code === 'insufficient-scope') return `Bearer error="insufficient_scope", scope="${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}"`;
+  if (err.code === 'invalid-token' || err.code === 'token-expired' || err.code === 'token-revoked') return `Bearer error="invalid_token", error_description="${err.message.replaceAll('"', "'")}"`;
+  return undefined;
+}

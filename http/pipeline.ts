@@ -2,7 +2,7 @@ import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
 import { isUtf8 } from 'node:buffer';
 import { AuditedCall, type ReadRoute } from './audit.js';
-import { authenticate, type AuthInfo } from './auth.js';
+import { authenticate, type AuthInfo, bearerChallenge } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
 import { parseQuery, type Query } from './query.js';
 import { limitKey } from './client-address.js';
@@ -209,6 +209,8 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
       if (audit !== undefined) await audit.finish(result);
       res.send(successReply(result, headers, spec.answers));
     } catch (err) {
+      const challenge = spec.access === 'tenant' ? bearerChallenge(err, req.method) : undefined;
+      if (challenge !== undefined) headers.push(['www-authenticate', challenge]);
       res.send(errorReply(err, headers, spec.answers));
       if (charge !== undefined) await charge.failed();
       else if (auth !== undefined) app.charges.add(auth.tenantId, 0, { apiErrorCount: 1 }, clock.now(), false);

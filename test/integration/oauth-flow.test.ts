@@ -237,7 +237,9 @@ for (const storage of storages()) {
       const readOnly = await authorize(f.as, reg, f.admin.cookie, { scope: 'read' });
       assert.equal(readOnly.scope, 'read');
       ok(await f.t.api('GET', '/api/v1/pages', withToken(readOnly.access_token)));
-      refused(await f.t.api('POST', '/api/v1/pages', { ...withToken(readOnly.access_token), body: { urlId: '/nope', url: 'https://blog.example/nope', title: 'x' } }), 403, 'insufficient-scope');
+      const cannot = await f.t.api('POST', '/api/v1/pages', { ...withToken(readOnly.access_token), body: { urlId: '/nope', url: 'https://blog.example/nope', title: 'x' } });
+      refused(cannot, 403, 'insufficient-scope');
+      assert.equal(cannot.headers.get('www-authenticate'), 'Bearer error="insufficient_scope", scope="write"');
       const writeOnly = await authorize(f.as, reg, f.admin.cookie, { scope: 'write' });
       refused(await f.t.api('GET', '/api/v1/pages', withToken(writeOnly.access_token)), 403, 'insufficient-scope');
       for (const scope of ['admin', 'read admin', 'READ']) {

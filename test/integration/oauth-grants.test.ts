@@ -229,7 +229,9 @@ for (const storage of storages()) {
       refused(await f.t.api('GET', '/api/v1/me', { ...withToken(t0.access_token), query: { tenantId: other.tenantId } }), 403, 'tenant-id-mismatch');
       refused(await f.t.api('GET', '/api/v1/pages', { auth: 'none', headers: { authorization: `Bearer ${t0.access_token}`, 'x-tenant-id': other.tenantId } }), 403, 'tenant-id-mismatch');
       ok(await f.t.api('GET', '/api/v1/me', as(other)), "the other tenant's key still works");
-      refused(await later(3600_000 + 1000, () => me(t0.access_token)), 401, 'token-expired');
+      const expired = await later(3600_000 + 1000, () => me(t0.access_token));
+      refused(expired, 401, 'token-expired');
+      assert.match(expired.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_token"/, 'RFC 6750 challenge');
       refused(await me(`${t0.access_token}x`), 401, 'invalid-token');
     });
 
