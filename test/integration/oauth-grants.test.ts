@@ -235,6 +235,17 @@ for (const storage of storages()) {
       refused(await me(`${t0.access_token}x`), 401, 'invalid-token');
     });
 
+    test("a bearer token spends its tenant's credits and is refused with 402 once they are spent", async () => {
+      const limited = await f.t.addTenant({ name: 'Limited', monthlyCredits: 12 });
+      const user = await signIn(f.t, f.sink, { isAPIAdmin: true }, limited);
+      const t0 = await authorize(f.as, await register(f.as), user.cookie);
+      const statuses: number[] = [];
+      for (let i = 0; i < 14 && statuses.at(-1) !== 402; i++) statuses.push((await f.t.api('GET', '/api/v1/pages', withToken(t0.access_token))).status);
+      assert.equal(statuses.at(-1), 402, statuses.join(' '));
+      assert.ok(statuses.slice(0, -1).every((s) => s === 200), statuses.join(' '));
+      refused(await f.t.api('GET', '/api/v1/pages', withToken(t0.access_token)), 402, 'credits-exhausted');
+    });
+
     test('connected apps: the signed-in user sees their apps and disconnects one with a form post', async () => {
       const user = await signIn(f.t, f.sink);
       const reg = await register(f.as, 'none', { client_name: 'Dashboard <b>app</b>' });

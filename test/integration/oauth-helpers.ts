@@ -8,7 +8,8 @@ import * as oauth from 'oauth4webapi';
 import type { Config } from '../../engine/config.js';
 import { startTestServer, type StorageName, type TestServer } from '../fixtures/server.js';
 import { type Received, SmtpSink } from '../fixtures/smtp-sink.js';
-import { call, linkIn, ok } from './identity-helpers.js';
+import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
+import { as, call, linkIn, ok } from './identity-helpers.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,12 +24,16 @@ export interface SignedIn {
 
 let people = 0;
 
-/** Creates a tenant user (API Admin unless told otherwise), emails it a login link, opens it: the session cookie. */
-export async function signIn(t: TestServer, sink: SmtpSink, fields: Json = { isAPIAdmin: true }): Promise<SignedIn> {
+/**
+ * Creates a tenant user (API Admin unless told otherwise) of the test tenant, or of `tenant`,
+ * emails it a login link, opens it: the session cookie.
+ */
+export async function signIn(t: TestServer, sink: SmtpSink, fields: Json = { isAPIAdmin: true }, tenant?: ProvisionedTenant): Promise<SignedIn> {
   const n = ++people;
   const email = `oauth-user-${n}-${t.storage}@example.com`;
-  const user = ok(await call<{ tenantUser: Json }>(t, 'POST', '/api/v1/tenant-users', { body: { username: `oauth-user-${n}-${t.storage}`, email, ...fields } })).tenantUser;
-  ok(await call(t, 'POST', `/api/v1/tenant-users/${String(user['id'])}/send-login-link`));
+  const key = tenant === undefined ? {} : as(tenant);
+  const user = ok(await call<{ tenantUser: Json }>(t, 'POST', '/api/v1/tenant-users', { ...key, body: { username: `oauth-user-${n}-${t.storage}`, email, ...fields } })).tenantUser;
+  ok(await call(t, 'POST', `/api/v1/tenant-users/${String(user['id'])}/send-login-link`, key));
   const got = await sink.waitFor((r: Received) => r.rcptTo.includes(email), 'the login link');
   const opened = await fetch(linkIn(got, '/auth/login-link/'));
   assert.equal(opened.status, 200, await opened.clone().text());
