@@ -186,8 +186,8 @@ export class GrantActor extends Actor<GrantProtocol> {
    */
   async #revokeAll(now: number): Promise<void> {
     const grant = this.#grant!;
-    // Past its end nothing it issued works any more, and the sweeper may have removed it.
-    if (grant.expiresAt <= now) return;
+    // Revoked already, or past its end (nothing it issued works any more, and the sweeper may have removed it).
+    if (grant.revokedAt !== null || grant.expiresAt <= now) return;
     await this.commitNow([]);
     for (;;) {
       const live = await this.store.find<AccessTokenDoc>(OAUTH_COLLECTIONS.accessTokens, { grantId: grant._id, revokedAt: null, expiresAt: { $gt: now } }, { limit: REVOKE_BATCH });
