@@ -4,8 +4,11 @@
  *
  *   tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
  *   api-key create --tenant T
+ *   oauth-client create --name N --redirect-uris U[,U...] [--client-uri U] [--logo-uri U] [--public]
  */
 import { createApiKey, createTenant, type NewTenant } from './actors/tenant/provision.js';
+import { storeClient } from './actors/oauth/client-actor.js';
+import { clientMetadata, newClient } from './actors/oauth/client-model.js';
 import { loadConfig } from './engine/config.js';
 import { COLLECTIONS } from './storage/collections.js';
 import { createStore } from './storage/create-store.js';
@@ -13,6 +16,7 @@ import { createStore } from './storage/create-store.js';
 const USAGE = `usage:
   cli tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
   cli api-key create --tenant T
+  cli oauth-client create --name N --redirect-uris U[,U...] [--client-uri U] [--logo-uri U] [--public]
 Storage comes from DATA_DIR (default ./data) or MONGODB_URI, as for the server.`;
 
 function options(args: string[]): Map<string, string> {
@@ -78,6 +82,18 @@ async function main(argv: string[]): Promise<number> {
     } else if (noun === 'api-key' && verb === 'create') {
       const tenantId = required(opts, 'tenant');
       out = { tenantId, apiKey: await createApiKey(store, tenantId) };
+    } else if (noun === 'oauth-client' && verb === 'create') {
+      // A partner client: its refresh tokens are extended at each use instead of rotated (docs/oauth.md).
+      const metadata = clientMetadata({
+        client_name: required(opts, 'name'),
+        redirect_uris: required(opts, 'redirect-uris').split(',').map((u) => u.trim()),
+        client_uri: opts.get('client-uri'),
+        logo_uri: opts.get('logo-uri'),
+        token_endpoint_auth_method: opts.get('public') === 'true' ? 'none' : 'client_secret_basic',
+      });
+      const { client, secret } = newClient(metadata, true, Date.now());
+      await storeClient(store, client);
+      out = { clientId: client._id, ...(secret === null ? {} : { clientSecret: secret }), partner: true, redirectUris: client.redirectUris, tokenEndpointAuthMethod: client.tokenEndpointAuthMethod };
     } else {
       throw new Error(`unknown command: ${[noun, verb].filter(Boolean).join(' ')}\n${USAGE}`);
     }

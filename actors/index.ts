@@ -17,6 +17,10 @@ import { TenantActor, TenantKind } from './tenant/tenant-actor.js';
 import { UserKind, UsernameKind } from './user/protocol.js';
 import { UserActor } from './user/user-actor.js';
 import { identityActors } from './identity.js';
+import { ClientActor, ClientKind } from './oauth/client-actor.js';
+import { GrantActor } from './oauth/grant-actor.js';
+import { GrantKind } from './oauth/grant-protocol.js';
+import { OAuthSweeperActor, OAuthSweeperKind } from './oauth/sweeper.js';
 
 /** Registers every kind of actor with the system. */
 export function registerActors(system: ActorSystem): void {
@@ -32,4 +36,7 @@ export function registerActors(system: ActorSystem): void {
   system.register(EventLogKind, (ctx) => new EventLogActor(ctx));
   system.register(EventLogSweeperKind, (ctx) => new EventLogSweeperActor(ctx));
   identityActors(system);
+  system.register(GrantKind, (ctx) => new GrantActor(ctx));
+  system.register(ClientKind, (ctx) => new ClientActor(ctx));
+  system.register(OAuthSweeperKind, (ctx) => new OAuthSweeperActor(ctx));
 }

@@ -82,6 +82,18 @@ export const ERRORS = {
   'package-limit-reached': { status: 403, message: 'A white-labelled tenant has at most five packages.' },
   'own-tenant-package': { status: 403, message: 'A tenant cannot add packages to itself: packages are made by its parent.' },
   'package-in-use': { status: 409, message: "A tenant's packageId points to this package: change the tenant first." },
+  // OAuth 2.1 authorization server (docs/oauth.md): answered as RFC 6749 `error` (the code without `oauth-`, `_` for `-`)
+  'oauth-invalid-request': { status: 400, message: 'The OAuth request lacks a parameter, repeats one, or has one that is not valid.' },
+  'oauth-invalid-client': { status: 401, message: 'Client authentication failed: unknown client, wrong secret, or a confidential client without its secret.' },
+  'oauth-invalid-grant': { status: 400, message: 'The authorization code or refresh token is not valid, expired, revoked, or was issued to another client.' },
+  'oauth-unsupported-grant-type': { status: 400, message: 'grant_type must be authorization_code or refresh_token.' },
+  'oauth-unsupported-response-type': { status: 400, message: 'response_type must be code.' },
+  'oauth-invalid-scope': { status: 400, message: 'The scope must be read, write, or both.' },
+  'oauth-invalid-target': { status: 400, message: 'The resource is not an absolute URL of this server.' },
+  'oauth-invalid-redirect-uri': { status: 400, message: 'A redirect URI is not an https URL, an http URL of a loopback address, or a private-use scheme of a native app.' },
+  'oauth-invalid-client-metadata': { status: 400, message: 'The client metadata is not valid.' },
+  'api-admin-required': { status: 403, message: 'The signed-in user does not hold the API Admin permission of the tenant.' },
+  'csrf-invalid': { status: 403, message: "The form was not sent from this server's page for this sign-in; reload the page and try again." },
   // Comments, votes and pages (shared rules)
   'locked': { status: 423, message: 'The comment is locked; unlock it first.' },
   'voting-disabled': { status: 403, message: 'Voting is disabled for this page or tenant.' },

@@ -91,18 +91,26 @@ export function authenticate(req: IncomingRequest, query: Query, app: AppService
   if (!namedTenant) throw new ApiError('missing-tenant-id');
   if (!TENANT_ID.test(namedTenant)) throw new ApiError('invalid-tenant-id');
   const hash = keyHash(key);
-  const admission = app.system.peek(TenantKind, namedTenant, TENANT_VIEWS.admission) as Admission | undefined;
-  if (admission !== undefined && admission.month === currentMonth()) {
+  const admission = openAdmission(app, namedTenant);
+  if (admission !== undefined) {
     const index = matchingDigest(admission.keys, hash.bytes);
-    if (index >= 0 && (admission.remaining === null || admission.remaining - app.charges.pending(namedTenant) > 0)) {
-      return { tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES, keyTenantId: namedTenant, keyId: admission.keyIds[index]!, audited: admission.audited };
-    }
+    if (index >= 0) return { tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES, keyTenantId: namedTenant, keyId: admission.keyIds[index]!, audited: admission.audited };
   }
   // Near the end of an allowance, the gathered charges reach the ledger ahead of this check.
   if (app.charges.pending(namedTenant) !== 0) void app.charges.flush();
   return app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: hash.hex }).then(
     (admitted): AuthInfo => ({ tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES, keyTenantId: admitted.keyTenantId, keyId: admitted.keyId ?? undefined, audited: admitted.audited }),
   );
+}
+
+/**
+ * The tenant's published admission view when it admits a call now (this month's, credits left
+ * beyond the charges on their way), else undefined: the tenant actor is then asked.
+ */
+function openAdmission(app: AppServices, tenantId: string): Admission | undefined {
+  const admission = app.system.peek(TenantKind, tenantId, TENANT_VIEWS.admission) as Admission | undefined;
+  if (admission === undefined || admission.month !== currentMonth()) return undefined;
+  return admission.remaining === null || admission.remaining - app.charges.pending(tenantId) > 0 ? admission : undefined;
 }
 
 async function authenticateToken(token: string, namedTenant: string | undefined, method: string, app: AppServices): Promise<AuthInfo> {
@@ -112,6 +120,20 @@ async function authenticateToken(token: string, namedTenant: string | undefined,
   if (!grant.scopes.includes(needed)) {
     throw new ApiError('insufficient-scope', `This request needs the ${needed} scope.`);
   }
+  const open = openAdmission(app, grant.tenantId);
+  if (open !== undefined) return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId, keyTenantId: grant.tenantId, audited: open.audited };
+  if (app.charges.pending(grant.tenantId) !== 0) void app.charges.flush();
   const admitted = await app.system.ask(TenantKind, grant.tenantId, 'admit', { keyHash: null });
   return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId, keyTenantId: grant.tenantId, audited: admitted.audited };
+}
+
+/**
+ * The `WWW-Authenticate` challenge of a refused bearer token (RFC 6750 §3), or undefined when
+ * the refusal is not about the token.
+ */
+export function bearerChallenge(err: unknown, method: string): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.code === 'insufficient-scope') return `Bearer error="insufficient_scope", scope="${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}"`;
+  if (err.code === 'invalid-token' || err.code === 'token-expired' || err.code === 'token-revoked') return `Bearer error="invalid_token", error_description="${err.message.replaceAll('"', "'")}"`;
+  return undefined;
 }

@@ -2,9 +2,10 @@ import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
 import { isUtf8 } from 'node:buffer';
 import { AuditedCall, type ReadRoute } from './audit.js';
-import { authenticate, type AuthInfo } from './auth.js';
+import { authenticate, type AuthInfo, bearerChallenge } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
 import { parseQuery, type Query } from './query.js';
+import { limitKey } from './client-address.js';
 import { assertStorable } from './input-guard.js';
 import { admitPublic } from './public-access.js';
 import { errorReply, successReply } from './respond.js';
@@ -31,6 +32,7 @@ type Headers = [string, string][];
 const CREDENTIAL_PARAMS: Schema = { tenantId: { type: 'string' }, API_KEY: { type: 'string' } };
 const EMPTY_QUERY: Schema = { type: 'object', properties: {} };
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 
 function compileRoute(spec: AnyRoute): CompiledRoute {
   const query = spec.query ?? EMPTY_QUERY;
@@ -60,6 +62,13 @@ function parseBody(req: IncomingRequest, route: CompiledRoute): unknown {
     return body;
   }
   const type = req.headers['content-type'];
+  if (route.spec.form) {
+    if (type === undefined || !FORM_TYPE.test(type)) throw new ApiError('unsupported-media-type', 'The request body must be application/x-www-form-urlencoded.');
+    if (!isUtf8(raw)) throw new ApiError('invalid-unicode', 'The request body is not valid UTF-8.');
+    const fields = parseQuery(raw.toString('utf8'));
+    route.checkBody(fields);
+    return fields;
+  }
   if (type !== undefined && type !== '' && !JSON_TYPE.test(type)) throw new ApiError('unsupported-media-type');
   // Decoding would silently replace invalid bytes, storing other text than was sent.
   if (!isUtf8(raw)) throw new ApiError('invalid-unicode', 'The request body is not valid UTF-8.');
@@ -78,6 +87,18 @@ function parseBody(req: IncomingRequest, route: CompiledRoute): unknown {
 function bodyTenant(body: unknown): string | undefined {
   const named = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['tenantId'] : undefined;
   return typeof named === 'string' && named !== '' ? named : undefined;
+}
+
+/** CORS for endpoints anyone may call from a browser without cookies (`cors: 'anyone'`). */
+const ANYONE: [string, string] = ['access-control-allow-origin', '*'];
+
+/** The answer to a CORS preflight of a path accepting `allowed`. */
+function preflightHeaders(req: IncomingRequest, allowed: readonly string[]): Headers {
+  return [
+    ['access-control-allow-methods', allowed.join(', ')],
+    ['access-control-allow-headers', req.headers['access-control-request-headers'] || 'content-type'],
+    ['access-control-max-age', '600'],
+  ];
 }
 
 /** Most query strings remembered per GET route. */
@@ -155,10 +176,11 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     let charge: CallCharge | undefined;
     inFlight++;
     try {
+      if (spec.cors === 'anyone') headers.push(ANYONE);
       if (spec.access === 'public') {
         const admitted = admitPublic(app, req, params, headers);
         if (admitted instanceof Promise) await admitted;
-      }
+      } else if (spec.access === 'oauth') app.limits.requests.spend(limitKey(req.ip), 'requests');
       const known = route.queries?.get(req.query);
       const query = known ?? parseQuery(req.query);
       // Read first only where the body may name the tenant: otherwise the credential is checked before any body is parsed.
@@ -185,9 +207,11 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
         result = settled instanceof Promise ? await settled : settled;
       }
       if (audit !== undefined) await audit.finish(result);
-      res.send(successReply(result, headers));
+      res.send(successReply(result, headers, spec.answers));
     } catch (err) {
-      res.send(errorReply(err, headers));
+      const challenge = spec.access === 'tenant' ? bearerChallenge(err, req.method) : undefined;
+      if (challenge !== undefined) headers.push(['www-authenticate', challenge]);
+      res.send(errorReply(err, headers, spec.answers));
       if (charge !== undefined) await charge.failed();
       else if (auth !== undefined) app.charges.add(auth.tenantId, 0, { apiErrorCount: 1 }, clock.now(), false);
     } finally {
@@ -208,6 +232,10 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
       return;
     }
     if ('allowed' in match) {
+      if (req.method === 'OPTIONS' && match.routes.some((r) => r.spec.cors === 'anyone')) {
+        res.send({ status: 204, body: '', headers: [ANYONE, ...preflightHeaders(req, match.allowed)] });
+        return;
+      }
       const widgetPath = match.routes.some((r) => r.spec.access === 'public');
       if (req.method === 'OPTIONS' && widgetPath) {
         void preflight(req, res, match.params, match.allowed);
@@ -226,11 +254,7 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     try {
       const admitted = admitPublic(app, req, params, headers);
       if (admitted instanceof Promise) await admitted;
-      headers.push(
-        ['access-control-allow-methods', allowed.join(', ')],
-        ['access-control-allow-headers', req.headers['access-control-request-headers'] || 'content-type'],
-        ['access-control-max-age', '600'],
-      );
+      headers.push(...preflightHeaders(req, allowed));
       res.send({ status: 204, body: '', headers });
     } catch (err) {
       res.send(errorReply(err, headers));

@@ -68,12 +68,19 @@ export function publicLimits(config: {
   publicWriteRate: number;
   publicWriteBurst: number;
   anonSessionsPerHour: number;
+  oauthRegistrationsPerHour: number;
 }): PublicLimits {
   return {
     requests: new TokenBuckets({ perSecond: config.publicReadRate, burst: config.publicReadBurst }),
     writes: new TokenBuckets({ perSecond: config.publicWriteRate, burst: config.publicWriteBurst }),
-    sessions: new TokenBuckets({ perSecond: config.anonSessionsPerHour / 3600, burst: Math.max(1, Math.floor(config.anonSessionsPerHour / 4)) }),
+    sessions: perHour(config.anonSessionsPerHour),
+    registrations: perHour(config.oauthRegistrationsPerHour),
   };
+}
+
+/** A budget of `n` per hour, a quarter of it (at least one) at once. */
+function perHour(n: number): TokenBuckets {
+  return new TokenBuckets({ perSecond: n / 3600, burst: Math.max(1, Math.floor(n / 4)) });
 }
 
 /** The per-client limits of public routes (see docs/operations.md). */
@@ -84,4 +91,6 @@ export interface PublicLimits {
   readonly writes: TokenBuckets;
   /** New anonymous sessions (cookies issued). */
   readonly sessions: TokenBuckets;
+  /** OAuth client registrations (`POST /oauth/register`). */
+  readonly registrations: TokenBuckets;
 }

@@ -9,9 +9,20 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * Who may call a route:
  * - `tenant`: an API key or bearer token of the tenant; every call is charged credits;
  * - `public`: widgets in browsers, no credential and no credits (CORS with credentials);
+ * - `oauth`: the OAuth endpoints and pages (docs/oauth.md): no credential, no credits, the
+ *   client's public request budget; never widget CORS, since the consent pages read the
+ *   sign-in cookie and no other site may read them;
  * - `open`: infrastructure such as health checks.
  */
-export type Access = 'tenant' | 'public' | 'open';
+export type Access = 'tenant' | 'public' | 'oauth' | 'open';
+
+/**
+ * How a route answers:
+ * - `api` (the default): JSON with `status: success` added, refusals as `APIError`;
+ * - `oauth`: JSON as the handler returns it, refusals as RFC 6749 `{error, error_description}`;
+ * - `page`: HTML pages and redirects (the handler returns a `CustomReply`), refusals as an HTML page.
+ */
+export type Dialect = 'api' | 'oauth' | 'page';
 
 /** A JSON schema, as ajv takes it. */
 export type Schema = Record<string, unknown>;
@@ -21,8 +32,18 @@ export class RawJson {
   constructor(readonly json: string | Buffer) {}
 }
 
-/** A handler's answer: a body (the server adds `status: success`), or raw JSON. */
-export type RouteResult = Record<string, unknown> | RawJson;
+/** A whole answer a handler composes itself: an HTML page, a redirect, JSON with another status. */
+export class CustomReply {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    readonly contentType: string,
+    readonly headers: ReadonlyArray<readonly [string, string]> = [],
+  ) {}
+}
+
+/** A handler's answer: a body (the server adds `status: success` on `api` routes), raw JSON, or a whole reply. */
+export type RouteResult = Record<string, unknown> | RawJson | CustomReply;
 
 /** What a handler sees of a request: validated and typed. */
 export interface RouteRequest<Q = Record<string, unknown>, B = unknown> {
@@ -53,8 +74,17 @@ export interface RouteSpec<Q = any, B = any, R extends RouteResult = RouteResult
   readonly query?: Schema;
   /** Object schema of the path parameters. */
   readonly params?: Schema;
-  /** Schema of the JSON body; a route without one refuses any body. */
+  /** Schema of the JSON body (of the form fields, with `form`); a route without one refuses any body. */
   readonly body?: Schema;
+  /** The body is `application/x-www-form-urlencoded` (its fields are text; a repeated name is an array). */
+  readonly form?: boolean;
+  /** How the route answers (default `api`). */
+  readonly answers?: Dialect;
+  /**
+   * `anyone`: every answer says `Access-Control-Allow-Origin: *` (no credentials), and CORS
+   * preflights are answered: for endpoints browsers call without cookies (OAuth's token endpoint).
+   */
+  readonly cors?: 'anyone';
   /**
    * The body's `tenantId` names the tenant when neither the `X-TENANT-ID` header nor the query
    * does (the API description puts it there for some routes). The body is then read before

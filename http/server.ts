@@ -3,6 +3,7 @@ import { aggregatorFor } from '../aggregate/setup.js';
 import { startIdentityWork } from '../actors/jobs/background.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
+import { startOAuthSweeps } from '../actors/oauth/sweeper.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
 import { createTenant, noTenants, type ProvisionedTenant } from '../actors/tenant/provision.js';
 import { NotOnThisPage } from '../actors/page/protocol.js';
@@ -136,6 +137,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   email.start(port, secret);
   webhooks.start();
   const { resumed } = await startIdentityWork(system, store);
+  startOAuthSweeps(system);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>

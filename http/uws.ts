@@ -30,6 +30,8 @@ export interface IncomingRequest {
 export interface Reply {
   readonly status: number;
   readonly body: string | Buffer;
+  /** Default `application/json; charset=utf-8`. */
+  readonly contentType?: string;
   readonly headers?: ReadonlyArray<readonly [string, string]>;
 }
 
@@ -114,6 +116,7 @@ const FALLBACK_HEADERS = [
   'access-control-request-headers',
   'access-control-request-method',
   'user-agent',
+  'host',
 ] as const;
 const TOO_LARGE = JSON.stringify({ status: 'failed', code: 'body-too-large', reason: 'The request body is larger than the server accepts.' });
 
@@ -139,7 +142,7 @@ const DECIMAL = /^\d{1,15}$/;
 
 function writeReply(res: uWS.HttpResponse, reply: Reply, closeConnection = false): void {
   res.writeStatus(statusLine(reply.status));
-  res.writeHeader('content-type', 'application/json; charset=utf-8');
+  res.writeHeader('content-type', reply.contentType ?? 'application/json; charset=utf-8');
   if (reply.headers) for (const [name, value] of reply.headers) res.writeHeader(name, value);
   res.end(reply.body, closeConnection);
 }

@@ -7,6 +7,7 @@ import { email } from './email.js';
 import { engineHotActor } from './engine-hot-actor.js';
 import { engineVotes } from './engine-votes.js';
 import { fanout } from './fanout.js';
+import { httpBearer } from './http-bearer.js';
 import { httpMe } from './http-me.js';
 import { pollVotes } from './poll-votes.js';
 import { userErase } from './user-erase.js';
@@ -14,4 +15,4 @@ import { votesPost } from './votes-post.js';
 import { webhooks } from './webhooks.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase];

@@ -20,6 +20,8 @@ import { widgetConfigRoutes } from './widget-config.js';
 import { pendingWebhookEventRoutes } from './pending-webhook-events.js';
 import { webhookRoutes } from './webhooks.js';
 import { identityRoutes } from './identity.js';
+import { oauthRoutes } from './oauth.js';
+import { oauthConsentRoutes } from './oauth-consent.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -44,4 +46,6 @@ export const ROUTES: readonly AnyRoute[] = [
   ...webhookRoutes,
   ...pendingWebhookEventRoutes,
   ...identityRoutes,
+  ...oauthRoutes,
+  ...oauthConsentRoutes,
 ];

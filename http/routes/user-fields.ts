@@ -5,6 +5,7 @@
 import { eraseUser } from '../../actors/jobs/user-erase-actor.js';
 import type { EraseMode } from '../../actors/page/page-erase.js';
 import { type ApiUserKind, type ApiWriteMode, type UserDoc, UserKind, userActorId } from '../../actors/user/protocol.js';
+import { revokeUserGrants } from '../oauth/user-grants.js';
 import type { AppServices } from '../services.js';
 import { checkEmail } from '../../actors/page/comment-rules.js';
 import { hasUnsafeCharacters } from '../../actors/text-rules.js';
@@ -60,6 +61,8 @@ export async function writeUser(app: AppServices, tenantId: string, userId: stri
 /** Deletes an SSO or tenant user, with its comments when the query asks (a durable job); answers the deleted user. */
 export async function deleteUser(app: AppServices, tenantId: string, userId: string, kind: ApiUserKind, query: DeleteUserQuery): Promise<UserDoc> {
   const mode = eraseModeOf(query);
+  // The applications the user connected stop working with the user (before it goes, so a retry finds them).
+  if (kind === 'tenant') await revokeUserGrants(app, tenantId, userId);
   if (mode === null) return app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind });
   const current = await app.system.ask(UserKind, userActorId(tenantId, userId), 'get', null);
   if (current === null || current.kind !== kind) throw new ApiError('not-found', `No ${kind === 'sso' ? 'SSO' : 'tenant'} user ${userId}.`);

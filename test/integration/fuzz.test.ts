@@ -1,7 +1,8 @@
 /**
  * Property-based fuzzing of every route: requests generated from the route's own schemas
  * (params, query, body), valid and invalid, sent one at a time to a real server. For every
- * answer: never a 5xx, always JSON with `status`; a success answer of an OpenAPI operation
+ * answer: never a 5xx, always JSON with `status` (OAuth endpoints: RFC 6749 `{error,
+ * error_description}` refusals; consent pages: HTML or a redirect); a success answer of an OpenAPI operation
  * matches its 200 schema; a refused request stores nothing (every write reaching storage is
  * recorded, and the server is let settle before and after each request, so any write made
  * while a refused request ran is that request's).
@@ -70,14 +71,14 @@ const agent = new Agent({ keepAlive: true });
  * GET), the path sent exactly as given (a URL parser would remove dot segments, `.` and `%2E`,
  * and send the request elsewhere than generated).
  */
-function httpSend(port: number, path: string, method: string, headers: Record<string, string>, body: Buffer | undefined): Promise<{ status: number; text: string }> {
+function httpSend(port: number, path: string, method: string, headers: Record<string, string>, body: Buffer | undefined): Promise<{ status: number; text: string; type: string; location: string | undefined }> {
   return new Promise((resolve, reject) => {
     // Node's client frames a GET body with neither a length nor chunks unless told the length.
     const framed = body === undefined ? headers : { ...headers, 'content-length': String(body.length) };
     const req = request({ host: '127.0.0.1', port, path, method, headers: framed, agent, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), type: res.headers['content-type'] ?? '', location: res.headers.location }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error('no answer within 60 s')));
@@ -231,7 +232,11 @@ for (const storage of storages()) {
         headers['x-api-key'] = r.auth === 'key' ? t.tenant.apiKey : 'wrong-key';
       }
       let body: Buffer | undefined;
-      if (r.body.kind === 'json') {
+      if (r.body.kind === 'json' && route.form) {
+        // Form routes get their fields form-encoded (values as text, lists as repeated names).
+        body = Buffer.from(queryText(fields(r.body.value), ''));
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+      } else if (r.body.kind === 'json') {
         body = Buffer.from(JSON.stringify(r.body.value) ?? 'null');
         headers['content-type'] = 'application/json';
       } else if (r.body.kind === 'raw') {
@@ -245,23 +250,46 @@ for (const storage of storages()) {
       const text = res.text;
       const what = `${method} ${target} ${body?.toString('utf8') ?? ''}`.slice(0, 2000);
       assert.ok(res.status < 500, `${what}\n→ ${res.status} ${text.slice(0, 500)}`);
+      // The route that answered (another method may reach another route of the path) decides the shape.
+      const answering = ROUTES.find((other) => other.method === method && other.path === route.path);
+      if (answering?.answers === 'page') {
+        if (res.status === 302 || res.status === 303) assert.ok(res.location, `${what}\n→ ${res.status} without Location`);
+        else assert.match(res.type, /^text\/html/, `${what}\n→ ${res.status} ${res.type}: ${text.slice(0, 200)}`);
+        count(route, `${res.status}`);
+        if (res.status < 300) return;
+        await settle();
+        assertNothingStored(mark, what, res.status, text);
+        return;
+      }
       let answer: unknown;
       try {
         answer = JSON.parse(text);
       } catch {
         assert.fail(`${what}\n→ ${res.status}, not JSON: ${text.slice(0, 200)}`);
       }
-      assert.ok(typeof answer === 'object' && answer !== null && 'status' in answer, `${what}\n→ ${res.status} without status: ${text.slice(0, 200)}`);
-      const outcome = `${res.status}${res.status < 300 ? '' : ` ${String((answer as { code?: unknown }).code)}`}`;
-      const byOutcome = statuses.get(`${route.method} ${route.path}`) ?? new Map<string, number>();
-      statuses.set(`${route.method} ${route.path}`, byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1));
+      assert.ok(typeof answer === 'object' && answer !== null, `${what}\n→ ${res.status} not an object: ${text.slice(0, 200)}`);
+      const got = answer as { status?: unknown; code?: unknown; error?: unknown; error_description?: unknown };
+      if (answering?.answers === 'oauth') {
+        // RFC 6749 refusals: `error` and `error_description`; success answers are the protocol's own objects.
+        if (res.status >= 300) assert.ok(typeof got.error === 'string' && typeof got.error_description === 'string', `${what}\n→ ${res.status} not an OAuth error: ${text.slice(0, 200)}`);
+      } else assert.ok('status' in got, `${what}\n→ ${res.status} without status: ${text.slice(0, 200)}`);
+      count(route, `${res.status}${res.status < 300 ? '' : ` ${String(got.code ?? got.error)}`}`);
       if (res.status < 300) {
         checkAnswer(method, path, res.status, answer);
         return;
       }
       await settle();
+      assertNothingStored(mark, what, res.status, text);
+    }
+
+    function count(route: AnyRoute, outcome: string): void {
+      const byOutcome = statuses.get(`${route.method} ${route.path}`) ?? new Map<string, number>();
+      statuses.set(`${route.method} ${route.path}`, byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1));
+    }
+
+    function assertNothingStored(mark: number, what: string, status: number, text: string): void {
       const stored = store.writes.slice(mark).filter((w) => !ACCOUNTING.has(w.split(' ')[1]!.split('/')[0]!));
-      assert.deepEqual(stored, [], `${what}\n→ ${res.status} ${text.slice(0, 300)}\nwas refused but stored: ${stored.join(', ')}`);
+      assert.deepEqual(stored, [], `${what}\n→ ${status} ${text.slice(0, 300)}\nwas refused but stored: ${stored.join(', ')}`);
     }
 
     test(`generated requests to every route (seed ${SEED}, ${RUNS} per route)`, async (ctx) => {
