@@ -3,7 +3,7 @@
  * email is written as an `.eml` file under `DATA_DIR/outbox-mail/` and logged, so a developer
  * sees exactly what would have been sent.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, type TransportOptions } from 'nodemailer';
 import { log } from '../engine/log.js';
@@ -108,7 +108,10 @@ function fileTransport(dir: string): MailTransport {
         }));
         const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${envelope.messageId.replace(/[^\w.-]+/g, '_')}.eml`;
         const path = join(dir, name);
-        await writeFile(path, raw);
+        // Written aside and renamed: whoever watches the folder never reads half an email.
+        const partial = join(dir, `.${name}.partial`);
+        await writeFile(partial, raw);
+        await rename(partial, path);
         log.info('email-written', { path, to: envelope.to, subject: envelope.subject, messageId: envelope.messageId });
       } catch (err) {
         throw new SendError(`Could not write the email file: ${(err as Error).message}`, false);
