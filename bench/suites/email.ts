@@ -23,6 +23,7 @@ import { LatencyRecorder } from '../lib/latency.js';
 import type { LoadResult, LoadSpec } from '../lib/load.js';
 import { loadRow, mainThreadCpuSeconds, meanMainCpuUs } from '../lib/cpu.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
+import { numberedRequestsLua } from '../lib/wrk-scripts.js';
 
 const IN_FLIGHT = 16;
 const PAGES = 100;
@@ -72,18 +73,10 @@ async function renderThroughput(ctx: SuiteContext): Promise<void> {
 }
 
 function commentLua(sendEmails: boolean): string {
-  return `
-math.randomseed(os.time() + math.floor(os.clock() * 1e6))
-local tag = tostring(math.random(1, 1000000000))
-local i = 0
-request = function()
-  i = i + 1
-  local name = "c" .. tag .. "-" .. i
+  const build = `  local name = "c" .. tag .. "-" .. i
   local page = "bench-email-" .. (i % ${PAGES})
-  local body = '{"commenterName":"' .. name .. '","commenterEmail":"' .. name .. '@example.org","comment":"Hello from ' .. name .. '","url":"https://example.com/' .. page .. '","urlId":"' .. page .. '","locale":"en_us"}'
-  return wrk.format("POST", "/api/v1/comments?sendEmails=${sendEmails}", nil, body)
-end
-`;
+  local body = '{"commenterName":"' .. name .. '","commenterEmail":"' .. name .. '@example.org","comment":"Hello from ' .. name .. '","url":"https://example.com/' .. page .. '","urlId":"' .. page .. '","locale":"en_us"}'`;
+  return numberedRequestsLua(build, 'POST', `/api/v1/comments?sendEmails=${sendEmails}`);
 }
 
 /** `.eml` files the server has written so far. */

@@ -21,6 +21,7 @@ import { loadRow, mainThreadCpuSeconds, meanMainCpuUs, processCpuSeconds } from 
 import type { LoadSpec } from '../lib/load.js';
 import type { ServerProcess } from '../lib/processes.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
+import { numberedRequestsLua } from '../lib/wrk-scripts.js';
 
 const BACKLOG = 2000;
 const PAGES = 100;
@@ -141,17 +142,9 @@ async function drain(ctx: SuiteContext, server: ServerProcess, receiver: Receive
 }
 
 function commentLua(): string {
-  return `
-math.randomseed(os.time() + math.floor(os.clock() * 1e6))
-local tag = tostring(math.random(1, 1000000000))
-local i = 0
-request = function()
-  i = i + 1
-  local page = "w" .. (i % ${PAGES})
-  local body = '{"commenterName":"Bench","comment":"Hello ' .. tag .. ' ' .. i .. '","url":"https://example.com/' .. page .. '","urlId":"' .. page .. '","locale":"en_us"}'
-  return wrk.format("POST", "/api/v1/comments", nil, body)
-end
-`;
+  const build = `  local page = "w" .. (i % ${PAGES})
+  local body = '{"commenterName":"Bench","comment":"Hello ' .. tag .. ' ' .. i .. '","url":"https://example.com/' .. page .. '","urlId":"' .. page .. '","locale":"en_us"}'`;
+  return numberedRequestsLua(build, 'POST', '/api/v1/comments');
 }
 
 async function writeCost(ctx: SuiteContext, server: ServerProcess, receiver: Receiver): Promise<void> {
