@@ -72,6 +72,8 @@ export const SETTINGS = {
   emailTenantQueueLimit: setting('EMAIL_TENANT_QUEUE_LIMIT', '--email-tenant-queue-limit', 10_000, int, 'Emails of one tenant waiting to be sent before more are refused.'),
   templateWorkers: setting('TEMPLATE_WORKERS', '--template-workers', 2, int, 'Worker threads rendering email templates.'),
   templateMemoryMb: setting('TEMPLATE_MEMORY_MB', '--template-memory-mb', 64, int, 'Heap limit of each template worker, MB.'),
+  notificationBatchMs: setting('NOTIFICATION_BATCH_MS', '--notification-batch-ms', 3_600_000, positive, 'The batch window of notification emails: replies to a user are emailed at most once per window, as are hourly subscription digests (daily ones wait 24 windows).'),
+  notificationFanoutBatch: setting('NOTIFICATION_FANOUT_BATCH', '--notification-fanout-batch', 500, positive, "Subscribers a new comment's fan-out notifies per step (one durable step at a time, resumed after a crash)."),
   logLevel: setting('LOG_LEVEL', '--log-level', 'info', str, 'One of debug, info, warn, error.'),
   natsUrl: setting<string | undefined>('NATS_URL', '--nats-url', undefined, optionalStr, 'Cluster mode: the NATS server(s) the nodes meet on (needs MONGODB_URI).'),
   clusterName: setting('CLUSTER_NAME', '--cluster-name', 'comments', str, 'Cluster mode: prefix of the NATS subjects and key-value buckets of this cluster.'),

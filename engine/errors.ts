@@ -89,6 +89,8 @@ export const ERRORS = {
   'email-template-limit': { status: 409, message: 'The tenant has as many email templates as it may.' },
   'email-queue-full': { status: 429, message: 'Too many emails of this tenant are waiting to be sent; nothing was changed. Retry later.' },
   'invalid-link': { status: 400, message: 'The link is not valid or has expired.' },
+  // Notifications and subscriptions
+  'subscription-exists': { status: 409, message: 'This user is already subscribed to this page.' },
   // Live channels
   'invalid-live-id': { status: 403, message: 'The tenantIdWS, urlIdWS or userIdWS was not issued by this server for this tenant.' },
   'websocket-required': { status: 426, message: 'This endpoint only accepts websocket connections.' },

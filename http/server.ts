@@ -12,6 +12,7 @@ import type { Config } from '../engine/config.js';
 import { EventBus } from '../engine/event-bus.js';
 import { log } from '../engine/log.js';
 import { createEmail } from '../email/index.js';
+import { createNotify } from '../actors/notify/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
 import type { MongoStore } from '../storage/mongo-store.js';
@@ -94,6 +95,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   registerActors(system);
   const email = createEmail(system, config);
+  const notify = createNotify(system, config);
   let cluster: ClusterNode | undefined;
   let writer: WriterLease | undefined;
   try {
@@ -129,6 +131,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
   email.start(port, secret);
+  notify.start();
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -142,6 +145,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await cluster?.leave();
       // Sends under way are not waited for: unconfirmed, they are sent again after the next start.
       await email.close();
+      notify.close();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
       await live.stop();

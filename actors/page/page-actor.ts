@@ -144,6 +144,15 @@ export class PageActor extends Actor<PageProtocol> {
     createComment: (request) => createComment(this.#host, request),
     patchComment: async (request) => patchComment(this.#host, await this.#own(request.commentId), request),
     deleteComment: async ({ commentId, isLive }) => deleteComment(this.#host, await this.#own(commentId), isLive),
+    markParentNotified: ({ commentIds }) => {
+      const missing: string[] = [];
+      for (const id of commentIds) {
+        const doc = this.#state.comments.get(id);
+        if (doc === undefined) missing.push(id);
+        else if (!doc.notificationSentForParent) saveComment(this.#host, changedComment(doc, { notificationSentForParent: true }));
+      }
+      return { missing };
+    },
 
     adopt: async ({ commentIds, isLive }) => {
       await this.commitNow([]);

@@ -6,6 +6,7 @@ import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
 import { HashTagKind } from '../hashtag/protocol.js';
+import { notifyJob as notifyJobOf } from '../notify/job-doc.js';
 import { pollUpdateEvent } from '../poll/poll-events.js';
 import { createPoll, POLL_COLLECTIONS, type PollDoc, pollView } from '../poll/poll-model.js';
 import { UserKind, userActorId, UsernameKind, usernameActorId } from '../user/protocol.js';
@@ -19,7 +20,7 @@ import type { CreatedComment, NewCommentInput, PageProtocol, SessionUser } from 
 import { judgeSpam, repeatKey } from './spam.js';
 
 /** `createComment`: checks the page's rules, then stores the comment (and its poll) in one batch. */
-export async function createComment(host: PageHost, { input, settings, isLive, doSpamCheck }: PageProtocol['createComment']['in']): Promise<CreatedComment> {
+export async function createComment(host: PageHost, { input, settings, isLive, doSpamCheck, notify }: PageProtocol['createComment']['in']): Promise<CreatedComment> {
   const { state } = host;
   if (settings.readonly || state.page?.isClosed) throw new ApiError('page-readonly');
   if (input.parentId === null && settings.noNewRootComments) throw new ApiError('no-new-root-comments');
@@ -122,6 +123,12 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     host.insert(POLL_COLLECTIONS.polls, poll);
     state.polls.set(id, pollView(poll));
   }
+  // The record that its notifications are owed, durable with it; the job works off this actor.
+  const notifyJob = notify !== false && mayNotify(host, doc);
+  if (notifyJob) {
+    const job = notifyJobOf(state.tenantId, state.urlId, id, now);
+    host.insert(job.collection, job.doc);
+  }
   state.restructure();
   syncPage(host, { title: input.pageTitle, url: input.url });
   if (tags.keys.length > 0 && !settings.disableAutoHashTagCreation) {
@@ -131,7 +138,18 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
   if (isLive && isVisible(doc)) host.publish(commentEvent('new-comment', view));
   // A poll reaches widgets live whatever `isLive` says (inside new-comment when it is set).
   else if (poll !== null && isVisible(doc)) host.publish(pollUpdateEvent(id, state.urlId, poll, now));
-  return { comment: view, user };
+  return { comment: view, user, notifyJob };
+}
+
+/**
+ * Whether a new comment may notify anyone: a visible top-level comment (the page may have
+ * subscribers), a reply to another author's comment, or one that mentions someone.
+ */
+function mayNotify(host: PageHost, doc: CommentDoc): boolean {
+  if (!isVisible(doc)) return false;
+  if (doc.parentId === null || doc.mentions.length > 0) return true;
+  const parentUser = host.state.comments.get(doc.parentId)?.userId ?? null;
+  return parentUser !== null && parentUser !== doc.userId;
 }
 
 /** `deleteComment`: the comment and every reply under it, with their votes, flags and polls. */

@@ -10,6 +10,9 @@ export const userCollections: readonly CollectionSpec[] = [
   {
     name: USERS,
     indexes: [
+      // `@mentions` name users by display name or username.
+      { name: 'by_tenant_display_name', fields: ['tenantId', 'displayName'] },
+      { name: 'by_tenant_username', fields: ['tenantId', 'username'] },
       { name: 'by_tenant', fields: ['tenantId'] },
       { name: 'by_tenant_email', fields: ['tenantId', 'email'] },
     ],

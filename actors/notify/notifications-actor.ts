@@ -1,0 +1,372 @@
+import { Actor, type ActorContext, type Handlers } from '../../engine/actor.js';
+import { clock, isoTime } from '../../engine/clock.js';
+import { ApiError } from '../../engine/errors.js';
+import { log } from '../../engine/log.js';
+import { enqueueEmail } from '../../email/index.js';
+import { COMMENTS, type CommentDoc } from '../page/comment-doc.js';
+import { pageLocator } from '../page/locator.js';
+import { PageKind, pageActorId } from '../page/protocol.js';
+import { userTopic } from '../live/live-events.js';
+import { type UserDoc, UserKind, userActorId } from '../user/protocol.js';
+import { addressFor, emailDelay, emailFor, isDigest } from './notification-emails.js';
+import { countEvent, notificationEvent } from './notification-events.js';
+import {
+  countId,
+  EMAIL_KINDS,
+  type EmailKind,
+  MAX_FROM,
+  NOTIFICATION_TTL_MS,
+  NOTIFICATION_TYPES,
+  notificationId,
+  type NotificationCountDoc,
+  type NotificationDoc,
+  type NotificationEmailDoc,
+  NOTIFY_COLLECTIONS as C,
+  OBJECT_TYPES,
+  optOutId,
+  recipientOf,
+  splitRecipientActorId,
+} from './notification-doc.js';
+import { NotificationsKind, type NotificationsProtocol, type VoteMerge } from './protocol.js';
+
+/** What the notifications actors share with the server. */
+export interface NotifyOptions {
+  /** The batch window of digests (`NOTIFICATION_BATCH_MS`). */
+  readonly batchMs: number;
+  /** Set once the server stops: timers then tell no one. */
+  readonly closed: () => boolean;
+}
+
+/** Ids written in one activation before they are all made durable and forgotten. */
+const MAX_WRITTEN = 10_000;
+/** Recent documents kept in memory (for changes that follow soon, as votes do). */
+const MAX_DOCS = 256;
+/** Emails worked per flush; more wait for the next one. */
+const FLUSH_LIMIT = 5000;
+/** After a failed email (outbox full, storage away), when it is tried again. */
+const RETRY_MS = 60_000;
+
+/**
+ * One recipient's notifications: stores them (each id once, however often a job replays),
+ * keeps the unread count, owes and sends their emails, and pushes every change live to the
+ * user's own channel once it is durable.
+ *
+ * The count is the number of unread notifications since it was last cleared: a new unread
+ * notification adds one, marking one viewed takes one off (never below zero), marking one
+ * unread again adds one, and `DELETE` clears it (the notifications keep their `viewed`). It
+ * exists only while above zero, so never without unread notifications.
+ */
+export class NotificationsActor extends Actor<NotificationsProtocol> {
+  readonly #options: NotifyOptions;
+  readonly #tenantId: string;
+  readonly #recipient: string;
+  readonly #userId: string | null;
+  #count: NotificationCountDoc | null = null;
+  /** Ids written this activation, while some may not be durable yet. */
+  readonly #written = new Set<string>();
+  readonly #docs = new Map<string, NotificationDoc>();
+  /** When each digest kind's open window closes (loaded on first need). */
+  #digestDue: Map<EmailKind, number> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Infinity;
+
+  constructor(ctx: ActorContext, options: NotifyOptions) {
+    super(ctx);
+    this.#options = options;
+    const { tenantId, recipient } = splitRecipientActorId(ctx.id);
+    this.#tenantId = tenantId;
+    this.#recipient = recipient;
+    this.#userId = recipientOf(recipient).userId;
+  }
+
+  override async onStart(): Promise<void> {
+    this.#count = (await this.store.get<NotificationCountDoc>(C.counts, countId(this.#tenantId, this.#recipient))) ?? null;
+  }
+
+  readonly handlers: Handlers<NotificationsProtocol> = {
+    add: async ({ deliveries, check }) => {
+      let added = 0;
+      for (const { doc, email } of deliveries) {
+        if (doc.tenantId !== this.#tenantId || doc.recipient !== this.#recipient) throw new ApiError('internal-error', 'notification sent to the wrong recipient');
+        if (this.#written.has(doc._id)) continue;
+        if (check && (await this.store.get(C.notifications, doc._id)) !== undefined) continue;
+        await this.#store(doc);
+        if (!doc.viewed) this.#changeCount(1);
+        if (email !== null) await this.#owe(doc._id, email);
+        this.#announce(notificationEvent(doc));
+        added++;
+      }
+      return { added };
+    },
+
+    mergeVote: async (merge) => this.#mergeVote(merge),
+
+    getCount: () => this.#count,
+
+    clearCount: () => {
+      if (this.#count === null) return null;
+      this.remove(C.counts, this.#count._id);
+      this.#count = null;
+      this.#announce(countEvent(0));
+      return null;
+    },
+
+    patch: async ({ id, viewed, optedOut }) => {
+      const doc = await this.#doc(id);
+      if (doc === undefined) throw new ApiError('not-found', `No notification ${id}.`);
+      let next = doc;
+      if (viewed !== undefined && viewed !== doc.viewed) {
+        next = { ...next, viewed };
+        this.#changeCount(viewed ? -1 : 1);
+      }
+      if (optedOut !== undefined && optedOut !== doc.optedOut) {
+        next = { ...next, optedOut };
+        const opt = optOutId(this.#tenantId, this.#recipient, doc.relatedObjectId);
+        if (optedOut) this.put(C.optOuts, { _id: opt, tenantId: this.#tenantId, createdAt: isoTime(clock.now()) });
+        else this.remove(C.optOuts, opt);
+      }
+      if (next === doc) return doc;
+      await this.#store(next);
+      this.#announce(countEvent(this.#count?.count ?? 0, next));
+      return next;
+    },
+
+    flushEmails: async () => {
+      this.#timerAt = Infinity;
+      await this.#flushEmails();
+      return null;
+    },
+
+    expire: async ({ ids }) => {
+      const now = clock.now();
+      for (const id of ids) {
+        const doc = await this.#doc(id);
+        if (doc === undefined || doc.expireAt > now) continue;
+        this.remove(C.notifications, id);
+        this.remove(C.emails, id);
+        this.#docs.delete(id);
+        if (!doc.viewed) this.#changeCount(-1);
+      }
+      if (this.#count !== null && this.#count.expireAt <= now) {
+        this.remove(C.counts, this.#count._id);
+        this.#count = null;
+      }
+      return null;
+    },
+  };
+
+  override onStop(): void {
+    // An email still owed must wake a later activation: the timer outlives this one then.
+    if (this.#timerAt === Infinity && this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+
+  /** Writes a notification, remembering it until it is surely durable. */
+  async #store(doc: NotificationDoc): Promise<void> {
+    if (this.#written.size >= MAX_WRITTEN) {
+      // Everything written so far becomes durable: storage answers for those ids from now on.
+      await this.commitNow([]);
+      this.#written.clear();
+    }
+    this.put(C.notifications, doc);
+    this.#written.add(doc._id);
+    this.#docs.delete(doc._id);
+    this.#docs.set(doc._id, doc);
+    if (this.#docs.size > MAX_DOCS) this.#docs.delete(this.#docs.keys().next().value!);
+  }
+
+  /** The recipient's notification `id` as it is now, or undefined. */
+  async #doc(id: string): Promise<NotificationDoc | undefined> {
+    const held = this.#docs.get(id);
+    if (held !== undefined) return held;
+    // What this actor wrote must be in storage before storage is asked.
+    await this.commitNow([]);
+    const stored = await this.store.get<NotificationDoc>(C.notifications, id);
+    return stored !== undefined && stored.tenantId === this.#tenantId && stored.recipient === this.#recipient ? stored : undefined;
+  }
+
+  #changeCount(delta: number): void {
+    const now = clock.now();
+    const current = this.#count;
+    if (current === null && delta <= 0) return;
+    const count = Math.max(0, (current?.count ?? 0) + delta);
+    if (count === 0) {
+      this.remove(C.counts, current!._id);
+      this.#count = null;
+      return;
+    }
+    const next: NotificationCountDoc = current === null
+      ? { _id: countId(this.#tenantId, this.#recipient), tenantId: this.#tenantId, recipient: this.#recipient, count, createdAt: isoTime(now), expireAt: now + NOTIFICATION_TTL_MS }
+      : { ...current, count, expireAt: now + NOTIFICATION_TTL_MS };
+    this.put(C.counts, next);
+    this.#count = next;
+  }
+
+  /** Publishes an event and the count on the user's channel (anonymous recipients have none). */
+  #announce(event: ReturnType<typeof countEvent>): void {
+    if (this.#userId === null) return;
+    const topic = userTopic(this.#tenantId, this.#userId);
+    this.publish(topic, event);
+    if (event.type !== 'notification-update') this.publish(topic, countEvent(this.#count?.count ?? 0));
+  }
+
+  async #mergeVote({ commentId, urlId, url, pageTitle, contextText, locale, voters }: VoteMerge): Promise<null> {
+    const last = voters.at(-1);
+    if (last === undefined) return null;
+    const id = notificationId(this.#tenantId, commentId, NOTIFICATION_TYPES.votedMyComment, this.#recipient);
+    const current = await this.#doc(id);
+    const now = clock.now();
+    const recipient = recipientOf(this.#recipient);
+    const keep = (list: readonly string[]) => [...new Set(list)].slice(-MAX_FROM);
+    const next: NotificationDoc = {
+      _id: id,
+      tenantId: this.#tenantId,
+      recipient: this.#recipient,
+      userId: recipient.userId,
+      anonUserId: recipient.anonUserId,
+      urlId,
+      url,
+      pageTitle,
+      relatedObjectType: OBJECT_TYPES.comment,
+      relatedObjectId: commentId,
+      viewed: false,
+      sent: false,
+      createdAt: isoTime(now),
+      type: NOTIFICATION_TYPES.votedMyComment,
+      fromCommentId: null,
+      fromVoteId: last.voteId,
+      fromUserName: last.name,
+      fromUserId: last.userId,
+      fromUserAvatarSrc: last.avatarSrc,
+      optedOut: current?.optedOut ?? false,
+      count: (current?.count ?? 0) + voters.length,
+      fromUserIds: keep([...(current?.fromUserIds ?? []), ...voters.flatMap((v) => (v.userId === null ? [] : [v.userId]))]),
+      fromUserNames: keep([...(current?.fromUserNames ?? []), ...voters.flatMap((v) => (v.name === null ? [] : [v.name]))]),
+      relatedIds: keep([...(current?.relatedIds ?? []), ...voters.map((v) => v.voteId)]),
+      contextText,
+      locale,
+      expireAt: now + NOTIFICATION_TTL_MS,
+    };
+    const wasUnread = current !== undefined && !current.viewed;
+    await this.#store(next);
+    if (!wasUnread) this.#changeCount(1);
+    this.#announce(wasUnread ? countEvent(this.#count?.count ?? 0, next) : notificationEvent(next));
+    return null;
+  }
+
+  /** Owes the email of notification `id`: at once, or at the end of its kind's open window. */
+  async #owe(id: string, kind: EmailKind): Promise<void> {
+    const now = clock.now();
+    let dueAt = now + emailDelay(kind, this.#options.batchMs);
+    if (isDigest(kind)) {
+      const open = await this.#digests();
+      dueAt = open.get(kind) ?? dueAt;
+      open.set(kind, dueAt);
+    }
+    const item: NotificationEmailDoc = { _id: id, tenantId: this.#tenantId, recipient: this.#recipient, kind, dueAt };
+    this.put(C.emails, item);
+    this.#wakeAt(dueAt);
+  }
+
+  /** When the open window of each digest kind closes, from the emails owed in storage (and since). */
+  async #digests(): Promise<Map<EmailKind, number>> {
+    if (this.#digestDue !== undefined) return this.#digestDue;
+    const owed = await this.store.find<NotificationEmailDoc>(C.emails, { tenantId: this.#tenantId, recipient: this.#recipient });
+    const open = new Map<EmailKind, number>();
+    for (const item of owed) if (isDigest(item.kind)) open.set(item.kind, Math.min(open.get(item.kind) ?? Infinity, item.dueAt));
+    return (this.#digestDue ??= open);
+  }
+
+  /**
+   * Sends the emails that are due: one per notification, or one per digest kind listing its
+   * notifications. Each is durable in the outbox before its notifications are marked `sent`;
+   * one that cannot be queued now (outbox full, storage away) is tried again later. Emails for
+   * a recipient without an address, or opted out, are dropped (the notifications stay).
+   */
+  async #flushEmails(): Promise<void> {
+    await this.commitNow([]);
+    const now = clock.now();
+    const owed = await this.store.find<NotificationEmailDoc>(C.emails, { tenantId: this.#tenantId, recipient: this.#recipient }, { sort: [['dueAt', 1]], limit: FLUSH_LIMIT });
+    const due = owed.filter((item) => item.dueAt <= now);
+    let next = owed.find((item) => item.dueAt > now)?.dueAt ?? Infinity;
+    if (owed.length === FLUSH_LIMIT) next = Math.min(next, now + 1000);
+    if (due.length > 0) {
+      const docs = new Map((await this.store.find<NotificationDoc>(C.notifications, { _id: { $in: due.map((d) => d._id) } })).map((d) => [d._id, d]));
+      const user = this.#userId === null ? null : await this.system.ask(UserKind, userActorId(this.#tenantId, this.#userId), 'get', null);
+      const groups = new Map<string, { kind: EmailKind; items: NotificationEmailDoc[] }>();
+      for (const item of due) {
+        const key = isDigest(item.kind) ? item.kind : item._id;
+        const group = groups.get(key);
+        if (group === undefined) groups.set(key, { kind: item.kind, items: [item] });
+        else group.items.push(item);
+      }
+      for (const { kind, items } of groups.values()) {
+        if (!(await this.#send(kind, user, items, docs))) next = Math.min(next, now + RETRY_MS);
+      }
+    }
+    this.#digestDue = undefined;
+    if (next !== Infinity) this.#wakeAt(next);
+  }
+
+  /** Sends one email (or drops it); false when it must be tried again later. */
+  async #send(kind: EmailKind, user: UserDoc | null, items: readonly NotificationEmailDoc[], docs: ReadonlyMap<string, NotificationDoc>): Promise<boolean> {
+    let listed = items.flatMap((item) => docs.get(item._id) ?? []).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+    if (kind === EMAIL_KINDS.replyDigest) listed = await this.#repliesStillOwed(listed);
+    const to = addressFor(user, kind);
+    if (to !== null && listed.length > 0) {
+      try {
+        await enqueueEmail(this.system, this.#tenantId, emailFor(kind, user!, to, listed));
+      } catch (err) {
+        log.warn('notification-email-deferred', { tenantId: this.#tenantId, recipient: this.#recipient, kind, err });
+        return false;
+      }
+      for (const doc of listed) {
+        this.patch(C.notifications, doc._id, { sent: true });
+        if (this.#docs.has(doc._id)) this.#docs.set(doc._id, { ...this.#docs.get(doc._id)!, sent: true });
+      }
+      if (kind === EMAIL_KINDS.replyDigest) await this.#markRepliesIncluded(listed);
+    }
+    for (const item of items) this.remove(C.emails, item._id);
+    return true;
+  }
+
+  /** The replies of a digest whose comment is still there and not yet included in an email. */
+  async #repliesStillOwed(docs: NotificationDoc[]): Promise<NotificationDoc[]> {
+    const ids = docs.flatMap((d) => (d.fromCommentId === null ? [] : [d.fromCommentId]));
+    const comments = await this.store.find<CommentDoc>(COMMENTS, { _id: { $in: ids } });
+    const open = new Set(comments.filter((c) => c.tenantId === this.#tenantId && !c.notificationSentForParent).map((c) => c._id));
+    return docs.filter((d) => d.fromCommentId !== null && open.has(d.fromCommentId));
+  }
+
+  /** Has the page of each reply mark it `notificationSentForParent` (its page actor owns it). */
+  async #markRepliesIncluded(docs: readonly NotificationDoc[]): Promise<void> {
+    const byPage = new Map<string, string[]>();
+    for (const doc of docs) byPage.set(doc.urlId, [...(byPage.get(doc.urlId) ?? []), doc.fromCommentId!]);
+    for (const [urlId, commentIds] of byPage) {
+      try {
+        const { missing } = await this.system.ask(PageKind, pageActorId(this.#tenantId, urlId), 'markParentNotified', { commentIds });
+        // Replies moved to another page since: marked where storage says they are now.
+        for (const id of missing) {
+          const now = await pageLocator(this.system).lookup('comment', this.#tenantId, id);
+          if (now !== undefined && now !== urlId) await this.system.ask(PageKind, pageActorId(this.#tenantId, now), 'markParentNotified', { commentIds: [id] });
+        }
+      } catch (err) {
+        // The email is queued; a reply left unmarked is only listed again if its author gets another digest first.
+        log.warn('notification-mark-parent-failed', { tenantId: this.#tenantId, urlId, err });
+      }
+    }
+  }
+
+  /** Has the actor flush its emails at `at` (or sooner, if already set for sooner). */
+  #wakeAt(at: number): void {
+    if (at >= this.#timerAt) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    const { system } = this;
+    const id = this.id;
+    const options = this.#options;
+    this.#timer = setTimeout(() => {
+      if (!options.closed()) system.tell(NotificationsKind, id, 'flushEmails', null);
+    }, Math.max(0, at - clock.now()));
+    this.#timer.unref();
+  }
+}
