@@ -62,7 +62,7 @@ export function createNotify(system: ActorSystem, config: Pick<Config, 'notifica
 
 /** Starts the notification job a page wrote with a new comment (it is durable once the comment is acknowledged). */
 export function startNotifyJob(system: ActorSystem, tenantId: string, commentId: string): void {
-  system.tell(NotifyJobKind, notifyJobActorId(tenantId, commentId), 'run', { chain: null });
+  system.tell(NotifyJobKind, notifyJobActorId(tenantId, commentId), 'run', { chain: null, fresh: true });
 }
 
 /** Has the author of a comment hear of an up-vote (durable already) in the background. */

@@ -4,6 +4,7 @@ import { log } from '../../engine/log.js';
 import type { Filter } from '../../storage/store.js';
 import { COMMENTS, type CommentDoc, isVisible } from '../page/comment-doc.js';
 import { type UserDoc, USERS } from '../user/protocol.js';
+import { getMany } from './get-many.js';
 import type { NotifyJobDoc } from './job-doc.js';
 import { addressFor } from './notification-emails.js';
 import {
@@ -83,8 +84,17 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
   #chain = 0;
   /** A step is told or a retry is set: kicks from outside are not needed. */
   #alive = false;
-  /** Set after a failure: the next step checks storage for each notification it makes. */
-  #replay = true;
+  /**
+   * Whether the next step may find some of its notifications made already: a job resumed (after
+   * a crash, or kicked by the sweep) or a step tried again after a failure. Such a step looks
+   * each one up first, and has each recipient's actor check storage too (an `add` that timed out
+   * here may still be under way there). Only a job's first run, kicked as its comment is made,
+   * skips that. Each step starts once the previous step's position is durable, so a replay is
+   * never more than one step.
+   */
+  #verify = true;
+  /** Steps run in this activation. */
+  #steps = 0;
 
   constructor(ctx: ActorContext, options: JobOptions) {
     super(ctx);
@@ -97,19 +107,23 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
   }
 
   readonly handlers: Handlers<NotifyJobProtocol> = {
-    run: async ({ chain }) => {
+    run: async ({ chain, fresh }) => {
       if (this.#job === null || (chain === null ? this.#alive : chain !== this.#chain)) return null;
+      if (fresh === true && this.#steps === 0 && this.#job.stage === 'direct') this.#verify = false;
       this.#alive = true;
+      this.#steps++;
       let more: boolean;
       try {
+        // The previous step's position must be durable before this one notifies anyone.
+        await this.commitNow([]);
         more = await this.#step(this.#job);
       } catch (err) {
         log.warn('notification-job-retry', { key: this.key, err });
-        this.#replay = true;
+        this.#verify = true;
         this.#retryLater();
         return null;
       }
-      this.#replay = false;
+      this.#verify = false;
       if (!more) {
         this.#alive = false;
         return null;
@@ -171,8 +185,8 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
   /** Users of this tenant among `ids`, by id. */
   async #users(ids: readonly string[]): Promise<Map<string, UserDoc>> {
     if (ids.length === 0) return new Map();
-    const found = await this.store.find<UserDoc>(USERS, { _id: { $in: [...new Set(ids)] } });
-    return new Map(found.filter((u) => u.tenantId === this.#job!.tenantId).map((u) => [u._id, u]));
+    const found = await getMany<UserDoc>(this.store, USERS, ids);
+    return new Map([...found].filter(([, u]) => u.tenantId === this.#job!.tenantId));
   }
 
   /**
@@ -183,24 +197,21 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
     const now = clock.now();
     const author = comment.userId === null ? null : recipientKey({ userId: comment.userId, anonUserId: null });
     const direct = new Set<string>(author === null ? [] : [author]);
-    const wanted: { userId: string; type: number; related: string; kind: EmailKind }[] = [];
-    if (comment.parentId !== null) {
-      const parent = await this.store.get<CommentDoc>(COMMENTS, comment.parentId);
-      if (parent !== undefined && parent.tenantId === comment.tenantId && parent.userId !== null && parent.userId !== comment.userId) {
-        wanted.push({ userId: parent.userId, type: NOTIFICATION_TYPES.repliedToMe, related: parent._id, kind: EMAIL_KINDS.replyDigest });
-      }
-    }
-    const users = await this.#users([...wanted.map((w) => w.userId), ...comment.mentions.map((m) => m.id)]);
-    for (const mention of comment.mentions) {
-      if (users.has(mention.id)) wanted.push({ userId: mention.id, type: NOTIFICATION_TYPES.mentioned, related: comment._id, kind: EMAIL_KINDS.mention });
-    }
     const deliveries: Delivery[] = [];
-    for (const { userId, type, related, kind } of wanted) {
+    const add = (userId: string, type: number, related: string, email: EmailKind | null) => {
       const recipient = recipientKey({ userId, anonUserId: null });
-      if (direct.has(recipient)) continue;
+      if (direct.has(recipient)) return;
       direct.add(recipient);
-      const email = addressFor(users.get(userId) ?? null, kind) === null ? null : kind;
       deliveries.push({ doc: notificationOf(comment, recipient, type, related, now), email });
+    };
+    // The reply digest is owed whatever the parent's author is: the email, an hour later, is
+    // sent only if the user then has an address and has not opted out.
+    const parentUserId = this.#job!.parentUserId;
+    if (comment.parentId !== null && parentUserId !== null) add(parentUserId, NOTIFICATION_TYPES.repliedToMe, comment.parentId, EMAIL_KINDS.replyDigest);
+    const mentioned = await this.#users(comment.mentions.map((m) => m.id));
+    for (const mention of comment.mentions) {
+      const user = mentioned.get(mention.id);
+      if (user !== undefined) add(user._id, NOTIFICATION_TYPES.mentioned, comment._id, addressFor(user, EMAIL_KINDS.mention) === null ? null : EMAIL_KINDS.mention);
     }
     this.#direct = direct;
     return deliveries;
@@ -220,16 +231,19 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
   }
 
   /**
-   * Sends each recipient its notifications that are not stored yet and that it has not opted
-   * out of; resolves once every one is durable (or throws, and the step is tried again).
+   * Sends each recipient its notifications that are not stored yet (looked up when verifying)
+   * and that it has not opted out of (only notifications about an older object, a reply's
+   * parent, can be opted out of); resolves once every one is durable, or throws and the step is
+   * tried again.
    */
   async #deliver(deliveries: readonly Delivery[]): Promise<void> {
     if (deliveries.length === 0) return;
-    const tenantId = this.#job!.tenantId;
-    const stored = await this.store.find<NotificationDoc>(C.notifications, { _id: { $in: deliveries.map((d) => d.doc._id) } });
-    const done = new Set(stored.map((d) => d._id));
-    const optOuts = await this.store.find(C.optOuts, { _id: { $in: deliveries.map((d) => optOutId(tenantId, d.doc.recipient, d.doc.relatedObjectId)) } });
-    const opted = new Set(optOuts.map((o) => o._id));
+    const { tenantId, commentId } = this.#job!;
+    const verify = this.#verify;
+    const [done, opted] = await Promise.all([
+      verify ? getMany(this.store, C.notifications, deliveries.map((d) => d.doc._id)) : new Map(),
+      getMany(this.store, C.optOuts, deliveries.flatMap((d) => (d.doc.relatedObjectId === commentId ? [] : [optOutId(tenantId, d.doc.recipient, d.doc.relatedObjectId)]))),
+    ]);
     const byRecipient = new Map<string, Delivery[]>();
     for (const delivery of deliveries) {
       const { doc } = delivery;
@@ -238,8 +252,7 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
       if (list === undefined) byRecipient.set(doc.recipient, [delivery]);
       else list.push(delivery);
     }
-    const check = this.#replay;
-    const asks = [...byRecipient].map(([recipient, list]) => this.system.ask(NotificationsKind, recipientActorId(tenantId, recipient), 'add', { deliveries: list, check }));
+    const asks = [...byRecipient].map(([recipient, list]) => this.system.ask(NotificationsKind, recipientActorId(tenantId, recipient), 'add', { deliveries: list, check: verify }));
     const results = await Promise.allSettled(asks);
     const failed = results.find((r) => r.status === 'rejected');
     if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;

@@ -15,6 +15,8 @@ export interface NotifyJobDoc extends Doc {
   urlId: string;
   commentId: string;
   stage: JobStage;
+  /** A reply's: the parent comment's author (known to the page when the reply is made), or null. */
+  parentUserId: string | null;
   /** Subscribers: the `_id` of the last subscription done (they are worked in `_id` order). */
   cursor: string | null;
   /** Epoch ms when the comment was made: subscriptions made later are not notified of it. */
@@ -22,10 +24,10 @@ export interface NotifyJobDoc extends Doc {
 }
 
 /** The job of a new comment, written by its page actor with the comment. */
-export function notifyJob(tenantId: string, urlId: string, commentId: string, nowMs: number): { collection: string; doc: NotifyJobDoc } {
+export function notifyJob(tenantId: string, urlId: string, commentId: string, parentUserId: string | null, nowMs: number): { collection: string; doc: NotifyJobDoc } {
   return {
     collection: NOTIFY_COLLECTIONS.jobs,
-    doc: { _id: commentId, tenantId, urlId, commentId, stage: 'direct', cursor: null, createdAt: nowMs },
+    doc: { _id: commentId, tenantId, urlId, commentId, stage: 'direct', parentUserId, cursor: null, createdAt: nowMs },
   };
 }
 

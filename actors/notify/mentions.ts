@@ -8,6 +8,7 @@
 import { Actor, type Handlers } from '../../engine/actor.js';
 import type { CommentMention } from '../page/comment-doc.js';
 import { type UserDoc, USERNAME_CLAIMS, type UsernameClaimDoc, usernameActorId, USERS } from '../user/protocol.js';
+import { getMany } from './get-many.js';
 import type { MentionsProtocol } from './protocol.js';
 
 /** `@names` looked at per comment, words per name, and the longest name. */
@@ -60,8 +61,7 @@ export class MentionsActor extends Actor<MentionsProtocol> {
         Promise.all(names.map(async (name) => [name, await this.store.get<UsernameClaimDoc>(USERNAME_CLAIMS, usernameActorId(tenantId, name))] as const)),
       ]);
       const claimIds = claims.flatMap(([, claim]) => (claim !== undefined && claim.tenantId === tenantId ? [claim.userId] : []));
-      const claimUsers = claimIds.length === 0 ? [] : await this.store.find<UserDoc>(USERS, { _id: { $in: claimIds } });
-      const usersById = new Map(claimUsers.filter((u) => u.tenantId === tenantId).map((u) => [u._id, u]));
+      const usersById = new Map([...(await getMany<UserDoc>(this.store, USERS, claimIds))].filter(([, u]) => u.tenantId === tenantId));
       const claimed = new Map<string, UserDoc>();
       for (const [name, claim] of claims) {
         const user = claim === undefined ? undefined : usersById.get(claim.userId);

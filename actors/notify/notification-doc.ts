@@ -143,6 +143,24 @@ export const CONTEXT_CHARS = 500;
 /** Most voters a vote notification names. */
 export const MAX_FROM = 20;
 
+/** What an email says of one notification (kept with the owed email, so sending reads nothing else). */
+export interface EmailLine {
+  readonly fromCommentId: string | null;
+  readonly fromUserName: string | null;
+  readonly contextText: string | null;
+  readonly url: string;
+  readonly urlId: string;
+  readonly pageTitle: string | null;
+  readonly createdAt: string;
+  readonly locale: string | null;
+}
+
+/** The email line of a notification. */
+export function emailLine(doc: NotificationDoc): EmailLine {
+  const { fromCommentId, fromUserName, contextText, url, urlId, pageTitle, createdAt, locale } = doc;
+  return { fromCommentId, fromUserName, contextText, url, urlId, pageTitle, createdAt, locale };
+}
+
 /** An email owed for a notification (same `_id`), until it is in the outbox. */
 export interface NotificationEmailDoc extends Doc {
   tenantId: string;
@@ -150,6 +168,7 @@ export interface NotificationEmailDoc extends Doc {
   kind: EmailKind;
   /** Epoch ms when it is to be sent (digests: the end of their window). */
   dueAt: number;
+  line: EmailLine;
 }
 
 /** A recipient's unread count, while it is above zero (`UserNotificationCount`). */

@@ -5,7 +5,7 @@
  */
 import type { EmailRequest } from '../email/protocol.js';
 import type { UserDoc } from '../user/protocol.js';
-import { EMAIL_KINDS, type EmailKind, type NotificationDoc } from './notification-doc.js';
+import { EMAIL_KINDS, type EmailKind, type EmailLine } from './notification-doc.js';
 
 /** Email templates of notifications (definitions in email/definitions.ts). */
 export const NOTIFY_TEMPLATES = {
@@ -70,7 +70,7 @@ function escapeHtml(text: string): string {
 }
 
 /** A notification's comment as templates see it (`commentHTML` is the kept text, escaped). */
-function commentOf(doc: NotificationDoc): Record<string, unknown> {
+function commentOf(doc: EmailLine): Record<string, unknown> {
   const text = doc.contextText ?? '';
   return {
     commenterName: doc.fromUserName ?? '',
@@ -88,14 +88,15 @@ function nameOf(user: UserDoc): string {
 }
 
 /**
- * The email for `docs` (one notification, or a digest's, oldest first) to `to`. A unique
- * `dedupeKey` per batch keeps a batch sent again after a crash from being queued twice.
+ * The email for `docs` (one notification, or a digest's, oldest first) to `to`. `key` (the
+ * first notification's id) makes the `dedupeKey` that keeps a batch sent again after a crash
+ * from being queued twice while the first is still waiting.
  */
-export function emailFor(kind: EmailKind, user: UserDoc, to: string, docs: readonly NotificationDoc[]): EmailRequest {
+export function emailFor(kind: EmailKind, user: UserDoc, to: string, key: string, docs: readonly EmailLine[]): EmailRequest {
   const first = docs[0]!;
   const locale = first.locale;
   const name = nameOf(user);
-  const base = { to, domain: siteOf(first.url), locale, dedupeKey: `notification:${kind}:${first._id}` };
+  const base = { to, domain: siteOf(first.url), locale, dedupeKey: `notification:${kind}:${key}` };
   if (kind === EMAIL_KINDS.mention) {
     return {
       ...base,

@@ -3,7 +3,6 @@ import { clock, isoTime } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { log } from '../../engine/log.js';
 import { enqueueEmail } from '../../email/index.js';
-import { COMMENTS, type CommentDoc } from '../page/comment-doc.js';
 import { pageLocator } from '../page/locator.js';
 import { PageKind, pageActorId } from '../page/protocol.js';
 import { userTopic } from '../live/live-events.js';
@@ -14,6 +13,7 @@ import {
   countId,
   EMAIL_KINDS,
   type EmailKind,
+  emailLine,
   MAX_FROM,
   NOTIFICATION_TTL_MS,
   NOTIFICATION_TYPES,
@@ -92,7 +92,7 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
         if (check && (await this.store.get(C.notifications, doc._id)) !== undefined) continue;
         await this.#store(doc);
         if (!doc.viewed) this.#changeCount(1);
-        if (email !== null) await this.#owe(doc._id, email);
+        if (email !== null) await this.#owe(doc, email);
         this.#announce(notificationEvent(doc));
         added++;
       }
@@ -253,8 +253,8 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
     return null;
   }
 
-  /** Owes the email of notification `id`: at once, or at the end of its kind's open window. */
-  async #owe(id: string, kind: EmailKind): Promise<void> {
+  /** Owes the email of a notification: at once, or at the end of its kind's open window. */
+  async #owe(doc: NotificationDoc, kind: EmailKind): Promise<void> {
     const now = clock.now();
     let dueAt = now + emailDelay(kind, this.#options.batchMs);
     if (isDigest(kind)) {
@@ -262,7 +262,7 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
       dueAt = open.get(kind) ?? dueAt;
       open.set(kind, dueAt);
     }
-    const item: NotificationEmailDoc = { _id: id, tenantId: this.#tenantId, recipient: this.#recipient, kind, dueAt };
+    const item: NotificationEmailDoc = { _id: doc._id, tenantId: this.#tenantId, recipient: this.#recipient, kind, dueAt, line: emailLine(doc) };
     this.put(C.emails, item);
     this.#wakeAt(dueAt);
   }
@@ -290,7 +290,6 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
     let next = owed.find((item) => item.dueAt > now)?.dueAt ?? Infinity;
     if (owed.length === FLUSH_LIMIT) next = Math.min(next, now + 1000);
     if (due.length > 0) {
-      const docs = new Map((await this.store.find<NotificationDoc>(C.notifications, { _id: { $in: due.map((d) => d._id) } })).map((d) => [d._id, d]));
       const user = this.#userId === null ? null : await this.system.ask(UserKind, userActorId(this.#tenantId, this.#userId), 'get', null);
       const groups = new Map<string, { kind: EmailKind; items: NotificationEmailDoc[] }>();
       for (const item of due) {
@@ -300,7 +299,7 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
         else group.items.push(item);
       }
       for (const { kind, items } of groups.values()) {
-        if (!(await this.#send(kind, user, items, docs))) next = Math.min(next, now + RETRY_MS);
+        if (!(await this.#send(kind, user, items))) next = Math.min(next, now + RETRY_MS);
       }
     }
     this.#digestDue = undefined;
@@ -308,50 +307,64 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
   }
 
   /** Sends one email (or drops it); false when it must be tried again later. */
-  async #send(kind: EmailKind, user: UserDoc | null, items: readonly NotificationEmailDoc[], docs: ReadonlyMap<string, NotificationDoc>): Promise<boolean> {
-    let listed = items.flatMap((item) => docs.get(item._id) ?? []).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-    if (kind === EMAIL_KINDS.replyDigest) listed = await this.#repliesStillOwed(listed);
+  async #send(kind: EmailKind, user: UserDoc | null, owed: readonly NotificationEmailDoc[]): Promise<boolean> {
     const to = addressFor(user, kind);
-    if (to !== null && listed.length > 0) {
+    let items = [...owed].sort((a, b) => (a.line.createdAt < b.line.createdAt ? -1 : a.line.createdAt > b.line.createdAt ? 1 : 0));
+    if (to !== null && items.length > 0) {
       try {
-        await enqueueEmail(this.system, this.#tenantId, emailFor(kind, user!, to, listed));
+        if (kind === EMAIL_KINDS.replyDigest) items = await this.#repliesStillOwed(items);
+        if (items.length > 0) await enqueueEmail(this.system, this.#tenantId, emailFor(kind, user!, to, items[0]!._id, items.map((item) => item.line)));
       } catch (err) {
         log.warn('notification-email-deferred', { tenantId: this.#tenantId, recipient: this.#recipient, kind, err });
         return false;
       }
-      for (const doc of listed) {
-        this.patch(C.notifications, doc._id, { sent: true });
-        if (this.#docs.has(doc._id)) this.#docs.set(doc._id, { ...this.#docs.get(doc._id)!, sent: true });
+      for (const item of items) {
+        this.patch(C.notifications, item._id, { sent: true });
+        const held = this.#docs.get(item._id);
+        if (held !== undefined) this.#docs.set(item._id, { ...held, sent: true });
       }
-      if (kind === EMAIL_KINDS.replyDigest) await this.#markRepliesIncluded(listed);
     }
-    for (const item of items) this.remove(C.emails, item._id);
+    for (const item of owed) this.remove(C.emails, item._id);
+    if (to !== null && items.length > 0 && kind === EMAIL_KINDS.replyDigest) {
+      // Sent before marked: a reply marked is one whose email is recorded.
+      await this.commitNow([]);
+      await this.#markRepliesIncluded(items);
+    }
     return true;
   }
 
-  /** The replies of a digest whose comment is still there and not yet included in an email. */
-  async #repliesStillOwed(docs: NotificationDoc[]): Promise<NotificationDoc[]> {
-    const ids = docs.flatMap((d) => (d.fromCommentId === null ? [] : [d.fromCommentId]));
-    const comments = await this.store.find<CommentDoc>(COMMENTS, { _id: { $in: ids } });
-    const open = new Set(comments.filter((c) => c.tenantId === this.#tenantId && !c.notificationSentForParent).map((c) => c._id));
-    return docs.filter((d) => d.fromCommentId !== null && open.has(d.fromCommentId));
+  /** The replies of a digest that are still there and not yet in an email (`notificationSentForParent`). */
+  async #repliesStillOwed(items: NotificationEmailDoc[]): Promise<NotificationEmailDoc[]> {
+    const open = new Set<string>();
+    await this.#onReplyPages(items, async (page, commentIds) => {
+      const { owed, missing } = await this.system.ask(PageKind, page, 'unnotifiedReplies', { commentIds });
+      for (const id of owed) open.add(id);
+      return missing;
+    });
+    return items.filter((item) => item.line.fromCommentId !== null && open.has(item.line.fromCommentId));
   }
 
   /** Has the page of each reply mark it `notificationSentForParent` (its page actor owns it). */
-  async #markRepliesIncluded(docs: readonly NotificationDoc[]): Promise<void> {
+  async #markRepliesIncluded(items: readonly NotificationEmailDoc[]): Promise<void> {
+    try {
+      await this.#onReplyPages(items, async (page, commentIds) => (await this.system.ask(PageKind, page, 'markParentNotified', { commentIds })).missing);
+    } catch (err) {
+      // The email is queued; a reply left unmarked could only be listed again in a later digest.
+      log.warn('notification-mark-parent-failed', { tenantId: this.#tenantId, recipient: this.#recipient, err });
+    }
+  }
+
+  /**
+   * Runs `work` on the page of each digest reply, with that page's replies; `work` answers the
+   * ones the page does not hold, which moved to another page since and are worked there.
+   */
+  async #onReplyPages(items: readonly NotificationEmailDoc[], work: (page: string, commentIds: string[]) => Promise<readonly string[]>): Promise<void> {
     const byPage = new Map<string, string[]>();
-    for (const doc of docs) byPage.set(doc.urlId, [...(byPage.get(doc.urlId) ?? []), doc.fromCommentId!]);
+    for (const { line } of items) if (line.fromCommentId !== null) byPage.set(line.urlId, [...(byPage.get(line.urlId) ?? []), line.fromCommentId]);
     for (const [urlId, commentIds] of byPage) {
-      try {
-        const { missing } = await this.system.ask(PageKind, pageActorId(this.#tenantId, urlId), 'markParentNotified', { commentIds });
-        // Replies moved to another page since: marked where storage says they are now.
-        for (const id of missing) {
-          const now = await pageLocator(this.system).lookup('comment', this.#tenantId, id);
-          if (now !== undefined && now !== urlId) await this.system.ask(PageKind, pageActorId(this.#tenantId, now), 'markParentNotified', { commentIds: [id] });
-        }
-      } catch (err) {
-        // The email is queued; a reply left unmarked is only listed again if its author gets another digest first.
-        log.warn('notification-mark-parent-failed', { tenantId: this.#tenantId, urlId, err });
+      for (const id of await work(pageActorId(this.#tenantId, urlId), commentIds)) {
+        const now = await pageLocator(this.system).lookup('comment', this.#tenantId, id);
+        if (now !== undefined && now !== urlId) await work(pageActorId(this.#tenantId, now), [id]);
       }
     }
   }

@@ -90,9 +90,9 @@ export const SubscriptionsKind = defineKind<SubscriptionsProtocol>('subscription
 export type NotifyJobProtocol = {
   /**
    * Makes the next batch of the comment's notifications. `chain` null: a kick from outside
-   * (after the comment was created, or by the sweep), ignored while a run is under way.
+   * (after the comment was created, `fresh`, or by the sweep), ignored while a run is under way.
    */
-  run: { in: { chain: number | null }; out: null };
+  run: { in: { chain: number | null; fresh?: boolean }; out: null };
 };
 
 /** `notify-job:<tenantId>:<commentId>` */

@@ -153,6 +153,16 @@ export class PageActor extends Actor<PageProtocol> {
       }
       return { missing };
     },
+    unnotifiedReplies: ({ commentIds }) => {
+      const owed: string[] = [];
+      const missing: string[] = [];
+      for (const id of commentIds) {
+        const doc = this.#state.comments.get(id);
+        if (doc === undefined) missing.push(id);
+        else if (!doc.notificationSentForParent) owed.push(id);
+      }
+      return { owed, missing };
+    },
 
     adopt: async ({ commentIds, isLive }) => {
       await this.commitNow([]);

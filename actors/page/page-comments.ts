@@ -124,9 +124,10 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     state.polls.set(id, pollView(poll));
   }
   // The record that its notifications are owed, durable with it; the job works off this actor.
-  const notifyJob = notify !== false && mayNotify(host, doc);
+  const parentUserId = input.parentId === null ? null : (state.comments.get(input.parentId)?.userId ?? null);
+  const notifyJob = notify !== false && mayNotify(doc, parentUserId);
   if (notifyJob) {
-    const job = notifyJobOf(state.tenantId, state.urlId, id, now);
+    const job = notifyJobOf(state.tenantId, state.urlId, id, parentUserId, now);
     host.insert(job.collection, job.doc);
   }
   state.restructure();
@@ -145,11 +146,10 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
  * Whether a new comment may notify anyone: a visible top-level comment (the page may have
  * subscribers), a reply to another author's comment, or one that mentions someone.
  */
-function mayNotify(host: PageHost, doc: CommentDoc): boolean {
+function mayNotify(doc: CommentDoc, parentUserId: string | null): boolean {
   if (!isVisible(doc)) return false;
   if (doc.parentId === null || doc.mentions.length > 0) return true;
-  const parentUser = host.state.comments.get(doc.parentId)?.userId ?? null;
-  return parentUser !== null && parentUser !== doc.userId;
+  return parentUserId !== null && parentUserId !== doc.userId;
 }
 
 /** `deleteComment`: the comment and every reply under it, with their votes, flags and polls. */

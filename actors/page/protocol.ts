@@ -170,6 +170,8 @@ export type PageProtocol = {
    * answers the ids this page does not hold.
    */
   markParentNotified: { in: { commentIds: readonly string[] }; out: { missing: string[] } };
+  /** Of these replies, those this page holds that are not yet `notificationSentForParent`, and those it does not hold. */
+  unnotifiedReplies: { in: { commentIds: readonly string[] }; out: { owed: string[]; missing: string[] } };
   /** Removes the comment and every reply under it. */
   deleteComment: { in: { commentId: string; isLive: boolean }; out: { deletedCount: number } };
   /** Takes on comments another page moved here (already durable with this urlId). */
