@@ -2,7 +2,7 @@
  * Operator commands, against the same storage the server uses (DATA_DIR or MONGODB_URI).
  * Each prints one JSON object on stdout.
  *
- *   tenant create --name N [--email E] [--monthly-credits N [--flex]]
+ *   tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
  *   api-key create --tenant T
  */
 import { createApiKey, createTenant, type NewTenant } from './actors/tenant/provision.js';
@@ -11,7 +11,7 @@ import { COLLECTIONS } from './storage/collections.js';
 import { createStore } from './storage/create-store.js';
 
 const USAGE = `usage:
-  cli tenant create --name N [--email E] [--monthly-credits N [--flex]]
+  cli tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
   cli api-key create --tenant T
 Storage comes from DATA_DIR (default ./data) or MONGODB_URI, as for the server.`;
 
@@ -32,6 +32,12 @@ function required(opts: Map<string, string>, name: string): string {
   const value = opts.get(name);
   if (value === undefined || value === 'true') throw new Error(`--${name} is required`);
   return value;
+}
+
+function count(raw: string, name: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer`);
+  return n;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -63,6 +69,11 @@ async function main(argv: string[]): Promise<number> {
       } else if (opts.has('flex')) {
         throw new Error('--flex needs --monthly-credits');
       }
+      const whiteLabel = opts.get('white-label');
+      if (whiteLabel !== undefined) spec.whiteLabeledTenants = count(whiteLabel, 'white-label');
+      const maxUsers = opts.get('max-tenant-users');
+      if (maxUsers !== undefined) spec.maxTenantUsers = count(maxUsers, 'max-tenant-users');
+      if (opts.get('auditing') === 'true') spec.auditing = true;
       out = { ...(await createTenant(store, spec)) };
     } else if (noun === 'api-key' && verb === 'create') {
       const tenantId = required(opts, 'tenant');

@@ -16,6 +16,7 @@ import { PollVoteLocator } from './poll/vote-locator-actor.js';
 import { TenantActor, TenantKind } from './tenant/tenant-actor.js';
 import { UserKind, UsernameKind } from './user/protocol.js';
 import { UserActor } from './user/user-actor.js';
+import { identityActors } from './identity.js';
 
 /** Registers every kind of actor with the system. */
 export function registerActors(system: ActorSystem): void {
@@ -30,4 +31,5 @@ export function registerActors(system: ActorSystem): void {
   system.register(PollVoteLocatorKind, (ctx) => new PollVoteLocator(ctx));
   system.register(EventLogKind, (ctx) => new EventLogActor(ctx));
   system.register(EventLogSweeperKind, (ctx) => new EventLogSweeperActor(ctx));
+  identityActors(system);
 }

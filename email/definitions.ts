@@ -137,6 +137,61 @@ ${COMMENT_QUOTE}
     },
   },
   {
+    // POST /api/v1/moderators/:id/send-invite: the link accepts the invitation (30 days).
+    emailTemplateId: 'moderator-invite',
+    defaultEJS: layout(`
+<h2><%= TEXT.INTRO %> <%= moderatorName %>,</h2>
+<p><%= TEXT.BODY.replace('{{fromName}}', fromName).replace('{{tenantName}}', tenantName) %></p>
+<p><a href="<%= inviteUrl %>" style="padding:8px 16px;background:#2a6;color:#fff;text-decoration:none"><%= TEXT.ACCEPT %></a></p>
+<p><%= TEXT.EXPIRES %></p>`),
+    defaultTranslationsByLocale: {
+      en_us: {
+        SUBJECT: '<%= fromName %> invites you to moderate comments',
+        INTRO: 'Hi',
+        BODY: '{{fromName}} at {{tenantName}} is inviting you to be a moderator of their comments.',
+        ACCEPT: 'Accept the invitation',
+        EXPIRES: 'This invitation expires in 30 days.',
+        FOOTER: 'You receive this email because someone invited this address to moderate comments.',
+        UNSUBSCRIBE: 'Unsubscribe',
+      },
+    },
+    defaultTestData: {
+      moderatorName: 'Alexander',
+      fromName: 'Bob',
+      tenantName: 'Example',
+      inviteUrl: 'https://example.com/auth/moderator-invite/x',
+      unsubscribeUrl: 'https://example.com/unsubscribe',
+      locale: DEFAULT_LOCALE,
+    },
+  },
+  {
+    // POST /api/v1/tenant-users/:id/send-login-link: the link signs the tenant user in (30 days, once).
+    emailTemplateId: 'tenant-user-login-link',
+    defaultEJS: layout(`
+<h2><%= TEXT.INTRO %> <%= username %>,</h2>
+<p><%= TEXT.BODY.replace('{{tenantName}}', tenantName) %></p>
+<p><a href="<%= loginUrl %>" style="padding:8px 16px;background:#2a6;color:#fff;text-decoration:none"><%= TEXT.SIGN_IN %></a></p>
+<p><%= TEXT.EXPIRES %></p>`),
+    defaultTranslationsByLocale: {
+      en_us: {
+        SUBJECT: 'Your sign-in link for <%= tenantName %>',
+        INTRO: 'Hi',
+        BODY: 'Use this link to sign in to {{tenantName}}.',
+        SIGN_IN: 'Sign in',
+        EXPIRES: 'The link works once, for 30 days. If you did not expect it, ignore this email.',
+        FOOTER: 'You receive this email because you are a user of this site.',
+        UNSUBSCRIBE: 'Unsubscribe',
+      },
+    },
+    defaultTestData: {
+      username: 'alexander',
+      tenantName: 'Example',
+      loginUrl: 'https://example.com/auth/login-link/x',
+      unsubscribeUrl: 'https://example.com/unsubscribe',
+      locale: DEFAULT_LOCALE,
+    },
+  },
+  {
     // The hourly batch of replies to a user's comments (docs/notifications.md).
     emailTemplateId: 'comment-reply-digest',
     defaultEJS: layout(`

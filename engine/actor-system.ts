@@ -31,6 +31,8 @@ export interface AskOptions {
  */
 export interface ActorRouter {
   ask(kind: ActorKind<Protocol>, id: string, type: string, payload: unknown, timeoutMs: number): Promise<unknown>;
+  /** `passivateTenant` on every node of the cluster; resolves with the actors left in all. */
+  passivateTenant(tenantId: string, exceptKind: string, timeoutMs: number): Promise<number>;
   peek(kind: ActorKind<Protocol>, id: string, name: string, entry: string): unknown;
   onActivate(cell: ActorCell): void;
   onView(cell: ActorCell, name: string | null, key: string | null, value: unknown): void;
@@ -43,6 +45,14 @@ export interface SystemStats {
   activations: number;
   passivations: number;
   failedFlushes: number;
+}
+
+/** Whether an actor key (`<kind>:<id>`) is a tenant's: its id is the tenant id, or starts with it and a colon. */
+export function keyOfTenant(key: string, tenantId: string): boolean {
+  const colon = key.indexOf(':');
+  if (colon < 0) return false;
+  const id = key.slice(colon + 1);
+  return id === tenantId || id.startsWith(`${tenantId}:`);
 }
 
 /** One `ask` on its way: an envelope in a mailbox, settled once, with a deadline. */
@@ -292,6 +302,25 @@ export class ActorSystem {
       }
     }
     return value;
+  }
+
+  /**
+   * Passivates every actor of a tenant (whose key's id is the tenant id or starts with it and a
+   * colon), except those of kind `exceptKind`, wherever they live: once idle (their writes
+   * durable), and those still busy after `timeoutMs` are dropped, their queued messages
+   * refused. Resolves with how many were dropped. Deleting a tenant uses it, after the tenant
+   * refuses new work, so that nothing it held in memory is written back afterwards.
+   */
+  passivateTenant(tenantId: string, exceptKind: string, timeoutMs: number): Promise<number> {
+    if (this.#router !== undefined) return this.#router.passivateTenant(tenantId, exceptKind, timeoutMs);
+    return this.passivateTenantHere(tenantId, exceptKind, timeoutMs);
+  }
+
+  /** `passivateTenant` for the actors of this process only. */
+  async passivateTenantHere(tenantId: string, exceptKind: string, timeoutMs: number): Promise<number> {
+    const belongs = (cell: ActorCell) => cell.kindName !== exceptKind && keyOfTenant(cell.key, tenantId);
+    if ((await this.passivateWhere(belongs, timeoutMs)) === 0) return 0;
+    return this.evictWhere(belongs, new ApiError('tenant-deleted'));
   }
 
   /** Sends a message without waiting; a failure is logged. */

@@ -35,7 +35,15 @@ export function hashSecret(secret: string): string {
  * constant time each, so the time taken reveals neither whether nor which one matched.
  */
 export function matchesAnyDigest(known: readonly Buffer[], given: Buffer): boolean {
-  let found = false;
-  for (const digest of known) if (digest.length === given.length && timingSafeEqual(digest, given)) found = true;
+  return matchingDigest(known, given) >= 0;
+}
+
+/** Like `matchesAnyDigest`, answering which one matched (its index), or -1. */
+export function matchingDigest(known: readonly Buffer[], given: Buffer): number {
+  let found = -1;
+  for (let i = 0; i < known.length; i++) {
+    const digest = known[i]!;
+    if (digest.length === given.length && timingSafeEqual(digest, given)) found = i;
+  }
   return found;
 }

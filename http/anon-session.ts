@@ -15,7 +15,8 @@ export const ANON_COOKIE = 'fc_anon';
 const ID = /^[A-Za-z0-9_-]{22}$/;
 const MAX_AGE_S = 365 * 24 * 60 * 60;
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
+/** The value of cookie `name` in a Cookie header. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');

@@ -4,7 +4,7 @@ import { monthKey } from '../actors/tenant/ledger.js';
 import { type Admission, TENANT_VIEWS, TenantKind } from '../actors/tenant/tenant-actor.js';
 import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
-import { hashSecret, matchesAnyDigest } from '../engine/ids.js';
+import { hashSecret, matchingDigest } from '../engine/ids.js';
 import type { Query } from './query.js';
 import type { AppServices } from './services.js';
 import type { IncomingRequest } from './uws.js';
@@ -17,6 +17,15 @@ export interface AuthInfo {
   readonly scopes: readonly Scope[];
   /** The user who authorized an access token. */
   readonly userId?: string;
+  /**
+   * The tenant whose credential it is: `tenantId` itself, or the white-label tenant managing
+   * it (a manager's key acts on the tenants it manages, named by `tenantId`).
+   */
+  readonly keyTenantId: string;
+  /** The id of the API key used (never the key); undefined for access tokens. */
+  readonly keyId?: string;
+  /** Whether the tenant's calls are recorded in its audit log. */
+  readonly audited: boolean;
 }
 
 const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -59,7 +68,8 @@ function single(value: string | string[] | undefined): string | undefined {
  * Verifies the credential in any of the three forms: `X-API-KEY` + `X-TENANT-ID` headers,
  * `API_KEY` + `tenantId` query, or `Authorization: Bearer`. On routes whose body may name the
  * tenant, `bodyTenant` names it when neither the header nor the query does. Also checks the tenant's credit
- * allowance. A key is only ever checked against the keys of the tenant named with it.
+ * allowance. A key is only ever checked against the keys of the tenant named with it and, when
+ * that tenant is managed (white labelling), of its manager (docs/identity.md).
  *
  * The common case, a known key of an active tenant, is answered synchronously from the tenant
  * actor's published admission view; anything else asks the tenant actor.
@@ -81,14 +91,18 @@ export function authenticate(req: IncomingRequest, query: Query, app: AppService
   if (!namedTenant) throw new ApiError('missing-tenant-id');
   if (!TENANT_ID.test(namedTenant)) throw new ApiError('invalid-tenant-id');
   const hash = keyHash(key);
-  const info: AuthInfo = { tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES };
   const admission = app.system.peek(TenantKind, namedTenant, TENANT_VIEWS.admission) as Admission | undefined;
-  if (admission !== undefined && admission.month === currentMonth() && matchesAnyDigest(admission.keys, hash.bytes)) {
-    if (admission.remaining === null || admission.remaining - app.charges.pending(namedTenant) > 0) return info;
+  if (admission !== undefined && admission.month === currentMonth()) {
+    const index = matchingDigest(admission.keys, hash.bytes);
+    if (index >= 0 && (admission.remaining === null || admission.remaining - app.charges.pending(namedTenant) > 0)) {
+      return { tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES, keyTenantId: namedTenant, keyId: admission.keyIds[index]!, audited: admission.audited };
+    }
   }
   // Near the end of an allowance, the gathered charges reach the ledger ahead of this check.
   if (app.charges.pending(namedTenant) !== 0) void app.charges.flush();
-  return app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: hash.hex }).then(() => info);
+  return app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: hash.hex }).then(
+    (admitted): AuthInfo => ({ tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES, keyTenantId: admitted.keyTenantId, keyId: admitted.keyId ?? undefined, audited: admitted.audited }),
+  );
 }
 
 async function authenticateToken(token: string, namedTenant: string | undefined, method: string, app: AppServices): Promise<AuthInfo> {
@@ -98,6 +112,6 @@ async function authenticateToken(token: string, namedTenant: string | undefined,
   if (!grant.scopes.includes(needed)) {
     throw new ApiError('insufficient-scope', `This request needs the ${needed} scope.`);
   }
-  await app.system.ask(TenantKind, grant.tenantId, 'admit', { keyHash: null });
-  return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId };
+  const admitted = await app.system.ask(TenantKind, grant.tenantId, 'admit', { keyHash: null });
+  return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId, keyTenantId: grant.tenantId, audited: admitted.audited };
 }

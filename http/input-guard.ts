@@ -10,6 +10,8 @@
  *   index and its document disagreeing, a urlId that collides with another).
  * - Numbers must be finite: JSON.parse turns `1e309` into Infinity.
  * - Field names must not start with `$` nor contain `.` or NUL (MongoDB refuses them).
+ * - An array may not hold an array directly (`[[1], []]`): MongoDB-compatible servers such as
+ *   FerretDB refuse nested arrays, and a value must be storable on every supported storage.
  * - Objects may hold at most `MAX_OBJECT_KEYS` fields (the embedded store's encoder stops at
  *   65,535) and nest at most `MAX_BODY_DEPTH` levels (a body's objects end up a few levels
  *   down in what is stored: a comment in a live event in an event-log chunk).
@@ -52,7 +54,10 @@ export function assertStorable(value: unknown, root = 'body'): void {
     if (depth > MAX_BODY_DEPTH) throw new ApiError('invalid-param', `The ${root} nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep (at ${path}).`);
     if (Array.isArray(next.value)) {
       const items = next.value as unknown[];
-      for (let i = 0; i < items.length; i++) visit(items[i], `${path}[${i}]`, depth, pending);
+      for (let i = 0; i < items.length; i++) {
+        if (Array.isArray(items[i])) throw new ApiError('invalid-param', `The ${root} holds an array directly inside an array (at ${path}[${i}]), which storage cannot hold: wrap it in an object.`);
+        visit(items[i], `${path}[${i}]`, depth, pending);
+      }
       continue;
     }
     let keys = 0;

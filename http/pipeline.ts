@@ -1,6 +1,7 @@
 import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
 import { isUtf8 } from 'node:buffer';
+import { AuditedCall, type ReadRoute } from './audit.js';
 import { authenticate, type AuthInfo } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
 import { parseQuery, type Query } from './query.js';
@@ -142,6 +143,10 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
   const router = new Router<CompiledRoute>();
   for (const spec of routes) router.add(spec.method, spec.path, compileRoute(spec));
   let inFlight = 0;
+  const readRoute: ReadRoute = (path) => {
+    const found = router.match('GET', path);
+    return found !== undefined && 'value' in found ? { route: found.value.spec, params: found.params } : undefined;
+  };
 
   async function run(route: CompiledRoute, req: IncomingRequest, params: Record<string, string>, res: Responder): Promise<void> {
     const spec = route.spec;
@@ -170,12 +175,16 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
       const body = spec.tenantInBody ? early : parseBody(req, route);
       const request = new CallRequest(req, params, query, body, auth, app, headers);
       if (auth !== undefined) charge = beginCharge(app, auth.tenantId, spec, request);
+      // Calls that change data of an audited tenant are recorded (http/audit.ts).
+      const audit = auth?.audited === true && spec.method !== 'GET' ? new AuditedCall(request, readRoute) : undefined;
+      if (audit !== undefined) await audit.start();
       const handled = spec.handle(request);
       let result = handled instanceof Promise ? await handled : handled;
       if (charge !== undefined) {
         const settled = charge.succeeded(result);
         result = settled instanceof Promise ? await settled : settled;
       }
+      if (audit !== undefined) await audit.finish(result);
       res.send(successReply(result, headers));
     } catch (err) {
       res.send(errorReply(err, headers));

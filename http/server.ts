@@ -1,5 +1,6 @@
 import { registerActors } from '../actors/index.js';
 import { aggregatorFor } from '../aggregate/setup.js';
+import { startIdentityWork } from '../actors/jobs/background.js';
 import { LiveIds } from '../actors/live/live-ids.js';
 import { liveSecret } from '../actors/live/live-secret.js';
 import { TokenStore } from '../actors/oauth/token-store.js';
@@ -13,6 +14,7 @@ import { EventBus } from '../engine/event-bus.js';
 import { log } from '../engine/log.js';
 import { createEmail } from '../email/index.js';
 import { createNotify } from '../actors/notify/index.js';
+import { createWebhooks } from '../webhooks/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
 import type { MongoStore } from '../storage/mongo-store.js';
@@ -32,6 +34,8 @@ export interface RunningServer {
   readonly services: AppServices;
   /** The tenant created on first start with an empty database, if any. */
   readonly demo: ProvisionedTenant | undefined;
+  /** Settles once the jobs a crash interrupted (resumed at start) have ended. */
+  readonly resumed: Promise<void>;
   /** Stops accepting, drains every mailbox, flushes and closes storage. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -96,6 +100,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   registerActors(system);
   const email = createEmail(system, config);
   const notify = createNotify(system, config);
+  const webhooks = createWebhooks(system, bus, config);
   let cluster: ClusterNode | undefined;
   let writer: WriterLease | undefined;
   try {
@@ -132,6 +137,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const port = await http.listen(config.host, config.port);
   email.start(port, secret);
   notify.start();
+  webhooks.start();
+  const { resumed } = await startIdentityWork(system, store);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -146,6 +153,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Sends under way are not waited for: unconfirmed, they are sent again after the next start.
       await email.close();
       notify.close();
+      webhooks.close();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
       await live.stop();
@@ -154,5 +162,5 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await writer?.release();
       await store.close();
     })());
-  return { port, nodeId: cluster?.nodeId, services, demo, stop };
+  return { port, nodeId: cluster?.nodeId, services, demo, stop, resumed };
 }

@@ -10,8 +10,8 @@ const addFormats = formats.default;
 
 /** Query strings carry only text: numbers and booleans are coerced, repeated names become arrays. */
 const queryAjv = new Ajv({ coerceTypes: 'array', useDefaults: true, allErrors: false, strict: true });
-/** JSON bodies are taken as typed: no coercion. */
-const bodyAjv = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: true });
+/** JSON bodies are taken as typed: no coercion. Union types let a date be ms or an ISO string. */
+const bodyAjv = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: true, allowUnionTypes: true });
 addFormats(queryAjv);
 addFormats(bodyAjv);
 /** Link fields: `http-url` for what a link points to, `image-src` for images (also root-relative paths). */

@@ -10,6 +10,8 @@ import { oauthCollections } from '../actors/oauth/collections.js';
 import { pollCollections } from '../actors/poll/poll-model.js';
 import { userCollections } from '../actors/user/user-actor.js';
 import { tenantCollections } from '../actors/tenant/collections.js';
+import { webhookCollections } from '../actors/webhook/webhooks-actor.js';
+import { identityCollections } from '../actors/identity-collections.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */
@@ -26,4 +28,6 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...emailTemplateCollections,
   ...emailOutboxCollections,
   ...notifyCollections,
+  ...webhookCollections,
+  ...identityCollections,
 ];

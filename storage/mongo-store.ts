@@ -15,19 +15,17 @@
  * what a crash left in the journal. Replays turn inserts into upserts: the check in step 1
  * already proved the id free, and an insert replayed over itself must not fail.
  */
-import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document } from 'mongodb';
+import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { AmbiguousCommitError, DuplicateKeyError, FencedError, StorageUnavailableError } from './errors.js';
 import type { CollectionSpec, Doc, Fence, Filter, FindOptions, ScanOptions, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
 import { FenceLedger, type ShardPart } from './mongo-fences.js';
 import { claimMongoWriter, type WriterLeaseTimings } from './mongo-writer-lease.js';
-import { isOperatorCondition, normalizeSort, validateFilter, validateFindOptions } from './query.js';
-import { applyPatch, ID_INDEX, indexTuples, opId, validateOps } from './write-ops.js';
+import { normalizeSort, validateFilter, validateFindOptions } from './query.js';
+import { ID_INDEX, validateOps } from './write-ops.js';
 import { isAmbiguousWriteError, isDuplicateKeyError, isUnavailableError, toStorageError } from './mongo-errors.js';
 import { UniqueChecker } from './mongo-unique-check.js';
 import { scanCollection } from './mongo-scan.js';
-
-/** Most operations sent in one bulk write (see #applyOps). */
-const BULK_WRITE_MAX = 99;
+import { applyOps, ensureIndexes, toMongoFilter, uriDatabase, violatedIndex } from './mongo-ops.js';
 
 /** Options of the MongoDB adapter. */
 export interface MongoStoreOptions {
@@ -61,9 +59,6 @@ export interface JournalEntry {
 const MAX_GROUP_OPS = 2000;
 const RECOVERY_BACKOFF_MS = [50, 100, 200, 400, 800, 1600];
 
-/** Documents as the driver sees them: string ids, arbitrary fields. */
-type StoredDoc = { _id: string; [field: string]: unknown };
-
 interface Caller {
   readonly ops: readonly WriteOp[];
   /** Cluster mode: the lease this commit is made under. */
@@ -73,60 +68,8 @@ interface Caller {
   timer?: NodeJS.Timeout;
 }
 
-/** The database named in the URI's path, if any. */
-function uriDatabase(uri: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]*)/.exec(uri);
-  const name = match?.[1] ? decodeURIComponent(match[1]) : '';
-  return name === '' ? undefined : name;
-}
-
-/**
- * The port's filter in MongoDB syntax. Only `$exists` differs: the port defines it as
- * "present and not null", which is `$ne: null` / `$eq: null` in MongoDB.
- */
-export function toMongoFilter(filter: Filter): Document {
-  const result: Document = {};
-  const and: Document[] = [];
-  for (const [field, condition] of Object.entries(filter)) {
-    if (!isOperatorCondition(condition)) {
-      result[field] = condition;
-      continue;
-    }
-    const ops: Document = {};
-    for (const [op, value] of Object.entries(condition)) {
-      if (value === undefined) continue;
-      if (op !== '$exists') ops[op] = value;
-      else and.push({ [field]: value ? { $ne: null } : { $eq: null } });
-    }
-    // An empty operator object would mean "equals {}" to MongoDB; the port means "no condition".
-    if (Object.keys(ops).length > 0) result[field] = ops;
-  }
-  if (and.length > 0) result.$and = and;
-  return result;
-}
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function bulkOperation(op: WriteOp, replaying: boolean): AnyBulkWriteOperation<StoredDoc> | undefined {
-  switch (op.op) {
-    case 'put':
-      return { replaceOne: { filter: { _id: op.doc._id }, replacement: op.doc, upsert: true } };
-    case 'insert':
-      return replaying
-        ? { replaceOne: { filter: { _id: op.doc._id }, replacement: op.doc, upsert: true } }
-        : { insertOne: { document: { ...op.doc } } };
-    case 'patch': {
-      const update: Document = {};
-      if (op.set && Object.keys(op.set).length > 0) update.$set = op.set;
-      if (op.unset && op.unset.length > 0) update.$unset = Object.fromEntries(op.unset.map((f) => [f, '']));
-      if (Object.keys(update).length === 0) return undefined;
-      return { updateOne: { filter: { _id: op.id }, update } };
-    }
-    case 'delete':
-      return { deleteOne: { filter: { _id: op.id } } };
-  }
 }
 
 /** Store backed by a MongoDB-compatible server (MongoDB or FerretDB). */
@@ -182,7 +125,7 @@ export class MongoStore implements Store {
       await client.connect();
       const db = client.db(this.#dbName);
       if (!this.#readOnly) {
-        for (const spec of this.#specs.values()) await this.#ensureIndexes(db, spec);
+        for (const spec of this.#specs.values()) await ensureIndexes(db, spec);
         if (this.#replays) await this.#replayJournal(db);
       }
       this.#client = client;
@@ -195,37 +138,11 @@ export class MongoStore implements Store {
     }
   }
 
-  /**
-   * Creates missing indexes one at a time and replaces changed ones. FerretDB v1.24 drops the
-   * connection when one createIndexes command names several indexes that already exist on a
-   * collection holding data, so existing indexes are never re-sent.
-   */
-  async #ensureIndexes(db: Db, spec: CollectionSpec): Promise<void> {
-    if (spec.indexes.length === 0) return;
-    const collection = db.collection(spec.name);
-    const existing = new Map<string, Document>();
-    for (const index of await collection.listIndexes().toArray().catch(() => [])) {
-      existing.set(index['name'] as string, index);
-    }
-    for (const index of spec.indexes) {
-      const key = Object.fromEntries(index.fields.map((field) => [field, 1]));
-      const current = existing.get(index.name);
-      if (current) {
-        const same =
-          JSON.stringify(Object.entries(current['key'] as Document)) === JSON.stringify(Object.entries(key)) &&
-          (current['unique'] === true) === (index.unique === true);
-        if (same) continue;
-        await collection.dropIndex(index.name);
-      }
-      await collection.createIndex(key, { name: index.name, ...(index.unique ? { unique: true } : {}) });
-    }
-  }
-
   async #replayJournal(db: Db): Promise<void> {
     const journal = db.collection<JournalEntry>(JOURNAL_COLLECTION);
     const entries = await journal.find({}).sort({ _id: 1 }).toArray();
     for (const entry of entries) {
-      await this.#applyOps(db, entry.ops, true);
+      await applyOps(db, entry.ops, true);
       await journal.deleteOne({ _id: entry._id });
       this.#lastSeq = Math.max(this.#lastSeq, entry._id);
     }
@@ -283,7 +200,7 @@ export class MongoStore implements Store {
   async claimShard(fence: Fence): Promise<void> {
     const db = this.#openDb();
     try {
-      await this.#fences.claim(db, fence, (ops, replaying) => this.#applyOps(db, ops, replaying));
+      await this.#fences.claim(db, fence, (ops, replaying) => applyOps(db, ops, replaying));
     } catch (error) {
       throw error instanceof FencedError ? error : toStorageError(error, 'claim shard');
     }
@@ -491,7 +408,7 @@ export class MongoStore implements Store {
     let applied!: () => void;
     this.#applying = new Promise<void>((resolve) => (applied = resolve));
     try {
-      await this.#applyOps(db, ops, false);
+      await applyOps(db, ops, false);
       this.#applying = undefined;
       applied();
       await journal.deleteOne({ _id: seq });
@@ -558,7 +475,7 @@ export class MongoStore implements Store {
       if (pending.length === 0) break;
       try {
         const current = pending;
-        await this.#applyOps(db, current.flatMap((part) => part.ops), attempt > 0, () => current.every((part) => part.fence.valid()));
+        await applyOps(db, current.flatMap((part) => part.ops), attempt > 0, () => current.every((part) => part.fence.valid()));
         break;
       } catch {
         if (attempt === 0) {
@@ -584,40 +501,16 @@ export class MongoStore implements Store {
   async #runSingle(db: Db, caller: Caller): Promise<void> {
     const op = caller.ops[0]!;
     try {
-      await this.#applyOps(db, caller.ops, false);
+      await applyOps(db, caller.ops, false);
       caller.resolve();
     } catch (error) {
       if (!isDuplicateKeyError(error)) {
         caller.reject(toStorageError(error, 'commit'));
         return;
       }
-      const index = await this.#violatedIndex(db, op).catch(() => undefined);
+      const index = await violatedIndex(db, op, this.#specs.get(op.collection)!).catch(() => undefined);
       caller.reject(new DuplicateKeyError(op.collection, index ?? ID_INDEX, { cause: error }));
     }
-  }
-
-  /**
-   * Names the index a single refused op violated (FerretDB's message does not). Only reached
-   * when the database changed behind the pre-flight check.
-   */
-  async #violatedIndex(db: Db, op: WriteOp): Promise<string | undefined> {
-    const mongo = db.collection(op.collection);
-    const id = opId(op);
-    const stored = (await mongo.findOne({ _id: id } as Document)) as Doc | null;
-    if (op.op === 'insert' && stored) return ID_INDEX;
-    const doc = op.op === 'patch' ? (stored ? applyPatch(stored, op.set, op.unset) : undefined) : op.op === 'delete' ? undefined : op.doc;
-    if (!doc) return undefined;
-    for (const index of this.#specs.get(op.collection)!.indexes) {
-      if (!index.unique) continue;
-      for (const tuple of indexTuples(doc, index.fields)) {
-        const filter: Document = { _id: { $ne: id } };
-        index.fields.forEach((field, i) => {
-          filter[field] = tuple[i];
-        });
-        if (await mongo.findOne(filter, { projection: { _id: 1 } })) return index.name;
-      }
-    }
-    return undefined;
   }
 
   /** Re-applies a durable group until it lands, then clears its journal entry. */
@@ -628,31 +521,11 @@ export class MongoStore implements Store {
       // After close() the journal entry stays for the next open() to replay.
       if (!this.#client) return;
       try {
-        await this.#applyOps(db, ops, true);
+        await applyOps(db, ops, true);
         await journal.deleteOne({ _id: seq });
         return;
       } catch {
         // Still unreachable (or not yet); the backoff above paces the next attempt.
-      }
-    }
-  }
-
-  /** Applies ops in order: consecutive ops on one collection go in one ordered bulk write. */
-  async #applyOps(db: Db, ops: readonly WriteOp[], replaying: boolean, guard?: () => boolean): Promise<void> {
-    let i = 0;
-    while (i < ops.length) {
-      const collection = ops[i]!.collection;
-      const batch: AnyBulkWriteOperation<StoredDoc>[] = [];
-      for (; i < ops.length && ops[i]!.collection === collection; i++) {
-        const operation = bulkOperation(ops[i]!, replaying);
-        if (operation) batch.push(operation);
-      }
-      // FerretDB 1.24 never answers an update command of 100 or more statements. Smaller
-      // bulk writes are as good: a group is atomic through its journal entry, not through one
-      // database call.
-      for (let start = 0; start < batch.length; start += BULK_WRITE_MAX) {
-        if (guard !== undefined && !guard()) throw new StorageUnavailableError('the lease on a shard of this group ran out');
-        await db.collection<StoredDoc>(collection).bulkWrite(batch.slice(start, start + BULK_WRITE_MAX), { ordered: true });
       }
     }
   }

@@ -72,9 +72,20 @@ export interface IndexSpec {
   readonly unique?: boolean;
 }
 
+/**
+ * Which documents of a collection are a tenant's, so that deleting a tenant finds them all
+ * (`storage/tenant-data.ts`): `{ field }` names the field holding the tenant id (an index
+ * should start with it); `{ sameIdAs }`: each document goes with the document of that
+ * collection that has the same `_id`; `'tenant-id'`: the `_id` is the tenant id; `'global'`:
+ * no tenant's data. Omitted, it is `{ field: 'tenantId' }` when an index starts with
+ * `tenantId`, and undeclared otherwise (a unit test refuses that). Adapters ignore it.
+ */
+export type TenantData = { readonly field: string } | { readonly sameIdAs: string } | 'tenant-id' | 'global';
+
 export interface CollectionSpec {
   readonly name: string;
   readonly indexes: readonly IndexSpec[];
+  readonly tenantData?: TenantData;
 }
 
 export type StoreKind = 'lmdb' | 'mongodb';

@@ -3,6 +3,7 @@ import { Actor, type ActorContext, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
+import { WakeTimer } from '../../engine/wake-timer.js';
 import { type EmailDelivery, retryDelay } from '../../email/delivery.js';
 import type { CollectionSpec, Doc } from '../../storage/store.js';
 import {
@@ -63,8 +64,7 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
   /** Failed entries, oldest first. */
   #failed: string[] = [];
   readonly #suppressed = new Map<string, boolean>();
-  #timer: NodeJS.Timeout | undefined;
-  #timerAt = Infinity;
+  readonly #timer = new WakeTimer();
 
   constructor(ctx: ActorContext, delivery: EmailDelivery, limits: OutboxLimits) {
     super(ctx);
@@ -85,7 +85,7 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
 
   override onStop(): void {
     // A retry still due must wake a later activation: keep the timer then.
-    if (this.#queued.size === 0 && this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#queued.size === 0) this.#timer.clear();
   }
 
   readonly handlers: Handlers<EmailOutboxProtocol> = {
@@ -206,22 +206,18 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
         nextAt = Math.min(nextAt, doc.nextAttemptAt);
       }
     }
-    this.#timerAt = Infinity;
+    this.#timer.forget();
     if (nextAt !== Infinity && free > 0) this.#wakeAt(nextAt);
   }
 
   /** Has the outbox pumped at `at` (or sooner, if already set for sooner). */
   #wakeAt(at: number): void {
-    if (at >= this.#timerAt) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timerAt = at;
     const { system } = this;
     const tenantId = this.id;
     const delivery = this.#delivery;
-    this.#timer = setTimeout(() => {
+    this.#timer.set(at, clock.now(), () => {
       if (!delivery.closed) system.tell(EmailOutboxKind, tenantId, 'pump', null);
-    }, Math.max(0, at - clock.now()));
-    this.#timer.unref();
+    });
   }
 }
 

@@ -6,7 +6,7 @@
  * - `email-verify:<tenantId>:<userId>`: marks a user's comments verified, one link at a time.
  *
  * Deadlock rules: templates and outbox actors may ask tenant actors; the outbox asks the
- * templates actor; the verify actor asks tenant and page actors. None of those ever asks them.
+ * templates actor; the verify actor asks tenant, webhooks and page actors. None of those ever asks them.
  */
 import { defineKind } from '../../engine/actor.js';
 import type { Doc } from '../../storage/store.js';

@@ -4,6 +4,7 @@ import { ApiError } from '../../engine/errors.js';
 import { COMMENTS, type CommentDoc } from '../page/comment-doc.js';
 import { pageLocator } from '../page/locator.js';
 import { TenantKind } from '../tenant/tenant-actor.js';
+import { webhookTargets } from '../webhook/protocol.js';
 import type { EmailVerifyProtocol } from './protocol.js';
 
 /** Comments verified per link opening (a user with more is verified in pages of this size on each opening). */
@@ -27,6 +28,7 @@ export class EmailVerifyActor extends Actor<EmailVerifyProtocol> {
       const locator = pageLocator(this.system);
       const verifiedDate = new Date(clock.now()).toISOString();
       let verifiedCount = 0;
+      const webhooks = docs.length === 0 ? [] : await webhookTargets(this.system, tenantId);
       for (const doc of docs) {
         try {
           const settings = await this.system.ask(TenantKind, tenantId, 'settings', { urlId: doc.urlId });
@@ -36,6 +38,7 @@ export class EmailVerifyActor extends Actor<EmailVerifyProtocol> {
             settings,
             isLive: true,
             userIdForEmail: null,
+            webhooks,
           }, () => new ApiError('not-found'));
           verifiedCount++;
         } catch (err) {

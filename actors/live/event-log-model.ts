@@ -27,7 +27,7 @@ export const eventLogCollections: readonly CollectionSpec[] = [
       { name: 'by_time', fields: ['at'] },
     ],
   },
-  { name: EVENT_LOG_BODIES, indexes: [] },
+  { name: EVENT_LOG_BODIES, indexes: [], tenantData: { sameIdAs: EVENT_LOG } },
 ];
 
 /** How much of a page's log is kept, and served at once. */

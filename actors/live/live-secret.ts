@@ -4,7 +4,7 @@ import type { CollectionSpec, Doc, Store } from '../../storage/store.js';
 
 /** Server-wide values created once and kept in storage. */
 export const SERVER_STATE = 'serverState';
-export const serverStateCollections: readonly CollectionSpec[] = [{ name: SERVER_STATE, indexes: [] }];
+export const serverStateCollections: readonly CollectionSpec[] = [{ name: SERVER_STATE, indexes: [], tenantData: 'global' }];
 
 interface SecretDoc extends Doc {
   secret: string;

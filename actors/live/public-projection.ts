@@ -48,13 +48,18 @@ const COMMENT_FIELDS = [
   'isLive',
 ] as const;
 
-/** The comment as every reader of its page may see it. */
+/**
+ * The comment as every reader of its page may see it. `date` is an ISO date-time, as
+ * `PubSubComment` has it: the API view carries epoch milliseconds (`APIComment`), entries
+ * logged before that change carry the ISO string already.
+ */
 export function publicComment(comment: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of COMMENT_FIELDS) {
     const value = comment[field];
     if (value !== undefined) out[field] = value;
   }
+  if (typeof out['date'] === 'number') out['date'] = new Date(out['date']).toISOString();
   const poll = comment['poll'];
   if (poll !== undefined && poll !== null) out['poll'] = publicPoll(poll as Record<string, unknown>);
   return out;

@@ -208,8 +208,8 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
     // sent only if the user then has an address and has not opted out.
     const parentUserId = this.#job!.parentUserId;
     if (comment.parentId !== null && parentUserId !== null) add(parentUserId, NOTIFICATION_TYPES.repliedToMe, comment.parentId, EMAIL_KINDS.replyDigest);
-    const mentioned = await this.#users(comment.mentions.map((m) => m.id));
-    for (const mention of comment.mentions) {
+    const mentioned = await this.#users((comment.mentions ?? []).map((m) => m.id));
+    for (const mention of comment.mentions ?? []) {
       const user = mentioned.get(mention.id);
       if (user !== undefined) add(user._id, NOTIFICATION_TYPES.mentioned, comment._id, addressFor(user, EMAIL_KINDS.mention) === null ? null : EMAIL_KINDS.mention);
     }

@@ -6,5 +6,5 @@ export const OAUTH_COLLECTIONS = {
 } as const;
 
 export const oauthCollections: readonly CollectionSpec[] = [
-  { name: OAUTH_COLLECTIONS.accessTokens, indexes: [{ name: 'by_grant', fields: ['grantId'] }] },
+  { name: OAUTH_COLLECTIONS.accessTokens, indexes: [{ name: 'by_grant', fields: ['grantId'] }, { name: 'by_tenant', fields: ['tenantId'] }] },
 ];

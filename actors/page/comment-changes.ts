@@ -8,6 +8,8 @@ import { authorKeyOf, type CommentDoc, copyComment, isVisible } from './comment-
 import { checkDate, checkEmail, checkLength, checkName, checkText, commentHashTags, prepareText, refuseCalculated } from './comment-rules.js';
 import { commentEvent, type CommentEventType, threadStateEvent } from './page-events.js';
 import { moveOut } from './page-moves.js';
+import { queueWebhooks } from './page-webhooks.js';
+import { WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { syncPage } from './page-record.js';
 import { type PageHost, saveComment } from './page-state.js';
 import type { CommentChanges, PageProtocol, PatchedComment } from './protocol.js';
@@ -41,6 +43,9 @@ const PLAIN_FIELDS = [
   'feedbackIds',
 ] as const satisfies readonly (keyof CommentDoc)[];
 
+/** PATCH fields that are dates: given as ms or ISO, stored as ISO date-times (null clears them). */
+const DATE_FIELDS = ['expireAt', 'verifiedDate'] as const satisfies readonly (keyof CommentDoc)[];
+
 /** PATCH fields whose null means false. */
 const NULLABLE_FLAGS = ['isPinned', 'isLocked'] as const satisfies readonly (keyof CommentDoc)[];
 
@@ -48,7 +53,7 @@ const NULLABLE_FLAGS = ['isPinned', 'isLocked'] as const satisfies readonly (key
  * `patchComment`: applies the changes (a locked comment takes none but its lock alone), moving
  * the comment to another page when its `urlId` changes.
  */
-export async function patchComment(host: PageHost, current: CommentDoc, { changes, settings, isLive, userIdForEmail }: PageProtocol['patchComment']['in']): Promise<PatchedComment> {
+export async function patchComment(host: PageHost, current: CommentDoc, { changes, settings, isLive, userIdForEmail, webhooks }: PageProtocol['patchComment']['in']): Promise<PatchedComment> {
   const { state } = host;
   // A locked comment takes one change: its lock alone. Unlocking and changing in one request
   // would let any caller skip the lock.
@@ -56,9 +61,10 @@ export async function patchComment(host: PageHost, current: CommentDoc, { change
   if (current.isLocked && !onlyLock) throw new ApiError('locked', 'The comment is locked: unlock it first (a PATCH of isLocked alone), then change it.');
   const next = applyChanges(host, current, changes, settings, userIdForEmail);
   const target = typeof changes['urlId'] === 'string' && changes['urlId'] !== state.urlId ? changes['urlId'] : null;
-  if (target !== null) return moveOut(host, next, target, isLive);
+  if (target !== null) return moveOut(host, next, target, isLive, webhooks);
 
   saveComment(host, next);
+  queueWebhooks(host, webhooks, WEBHOOK_EVENTS.updated, next);
   const structural = next.approved !== current.approved || next.isSpam !== current.isSpam || next.parentId !== current.parentId || next.date !== current.date;
   if (structural) {
     state.restructure();
@@ -120,9 +126,14 @@ function applyChanges(host: PageHost, current: CommentDoc, changes: CommentChang
   if ('parentId' in changes && changes['parentId'] !== current.parentId && typeof changes['urlId'] !== 'string') {
     next.parentId = checkParent(host, current._id, changes['parentId'] as string | null);
   }
-  if (typeof changes['date'] === 'number') next.date = checkDate(changes['date']);
+  const date = changes['date'];
+  if (typeof date === 'number' || typeof date === 'string') next.date = checkDate(date);
   const target = next as unknown as Record<string, unknown>;
   for (const field of PLAIN_FIELDS) if (field in changes) target[field] = changes[field];
+  for (const field of DATE_FIELDS) {
+    const value = changes[field];
+    if (typeof value === 'number' || typeof value === 'string') target[field] = checkDate(value, field);
+  }
   for (const field of NULLABLE_FLAGS) if (field in changes) target[field] = changes[field] === true;
   return next;
 }

@@ -34,7 +34,8 @@ export interface CommentDoc extends Doc {
   parentId: string | null;
   comment: string;
   commentHTML: string;
-  commenterName: string;
+  /** Null once its user was deleted with `commentDeleteMode` anonymize (answered as ""). */
+  commenterName: string | null;
   commenterEmail: string | null;
   commenterLink: string | null;
   userId: string | null;
@@ -67,7 +68,8 @@ export interface CommentDoc extends Doc {
   hasCode: boolean;
   hasImages: boolean;
   badges: unknown[] | null;
-  mentions: CommentMention[];
+  /** Null once its user was deleted with `commentDeleteMode` anonymize. */
+  mentions: CommentMention[] | null;
   hashTags: CommentHashTag[];
   /** Normalised tags (`hashTagKey`), indexed for tenant-wide hashtag search. */
   hashTagKeys: string[];
@@ -168,10 +170,12 @@ export function isVisible(doc: CommentDoc): boolean {
 }
 
 /**
- * The API shape of a comment: the stored fields but the internal ones, with both `_id` (the
- * schema-style and live-event name) and `id` (what API clients read), and the attached poll.
- * Optional fields are left out while they are null, false or empty (a page of comments is a
- * third of the size this way); the required fields and the counts are always there.
+ * The API shape of a comment (`APIComment`): the stored fields but the internal ones, with both
+ * `_id` (the schema-style and live-event name) and `id` (what API clients read), and the
+ * attached poll. `date` is epoch milliseconds, as `APIComment` has it (stored, it is an ISO
+ * string; live events turn it back, see `publicComment`). Optional fields are left out while
+ * they are null, false or empty (a page of comments is a third of the size this way); the
+ * required fields and the counts are always there.
  */
 export function commentView(doc: CommentDoc, poll: unknown): Record<string, unknown> {
   const view: Record<string, unknown> = { _id: doc._id, id: doc._id };
@@ -179,10 +183,19 @@ export function commentView(doc: CommentDoc, poll: unknown): Record<string, unkn
     if (key === '_id' || INTERNAL_FIELDS.has(key)) continue;
     const value = doc[key];
     if (!ALWAYS.has(key) && (value === null || value === undefined || value === false || (Array.isArray(value) && value.length === 0))) continue;
-    view[key] = value;
+    view[key] = key === 'date' ? dateMs(value as string | null) : value;
   }
   if (doc.hasPoll && poll !== undefined) view['poll'] = poll;
+  // Required text in the API's comment shapes: an anonymized author's name is sent as "".
+  if (view['commenterName'] === null) view['commenterName'] = '';
   return view;
+}
+
+/** A stored ISO date-time as epoch milliseconds (null stays null). */
+export function dateMs(iso: string | null): number | null {
+  if (iso === null) return null;
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : ms;
 }
 
 /** The author key of a comment (see `CommentDoc.authorKey`). */

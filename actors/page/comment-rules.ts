@@ -56,10 +56,15 @@ export function checkEmail(email: string | null | undefined): string | null {
   return trimmed;
 }
 
-/** A comment date in ms since the epoch, as an ISO date-time. */
-export function checkDate(ms: number): string {
+/**
+ * A date as stored: an ISO date-time. Inputs give dates either way, as epoch milliseconds or as
+ * an ISO date-time (answers give `APIComment.date` in milliseconds, so a client may send back
+ * what it read); both must fall between 1970 and the end of the year 9999.
+ */
+export function checkDate(value: number | string, field = 'date'): string {
+  const ms = typeof value === 'number' ? value : Date.parse(value);
   if (!Number.isFinite(ms) || ms < 0 || ms > COMMENT_LIMITS.dateMaxMs) {
-    throw new ApiError('invalid-date', 'The date must be milliseconds since 1970 and no later than the year 9999.');
+    throw new ApiError('invalid-date', `"${field}" must be milliseconds since 1970 or an ISO date-time, no earlier than 1970 and no later than the year 9999.`);
   }
   return new Date(Math.floor(ms)).toISOString();
 }

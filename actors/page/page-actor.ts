@@ -3,12 +3,14 @@ import { log } from '../../engine/log.js';
 import type { WriteOp } from '../../storage/store.js';
 import { accessChanged, type LiveEvent, pageTopic, tenantTopic } from '../live/live-events.js';
 import { POLL_COLLECTIONS, type PollDoc, pollView } from '../poll/poll-model.js';
+import { webhooksTopic } from '../webhook/protocol.js';
 import { PollKind, pollActorId } from '../poll/protocol.js';
 import { changedComment, COMMENTS, type CommentDoc, isVisible } from './comment-doc.js';
 import { patchComment } from './comment-changes.js';
 import { COMMENT_FLAGS, type FlagDoc } from './flag-doc.js';
 import { listJson, type Viewer } from './listing.js';
 import { createComment, deleteComment } from './page-comments.js';
+import { eraseUserComments } from './page-erase.js';
 import { commentEvent } from './page-events.js';
 import { PAGES, type PageDoc } from './page-doc.js';
 import { flagComment, unflagComment } from './page-flags.js';
@@ -55,6 +57,7 @@ export class PageActor extends Actor<PageProtocol> {
     remove: (collection, id) => this.remove(collection, id),
     publish: (event: LiveEvent) => this.publish(pageTopic(this.#state.tenantId, this.#state.urlId), event),
     accessChanged: () => this.publish(tenantTopic(this.#state.tenantId), accessChanged(this.#state.tenantId, this.#state.urlId)),
+    announceWebhooks: (events) => this.publish(webhooksTopic(this.#state.tenantId), events),
     commitNow: (ops: readonly WriteOp[]) => this.commitNow(ops),
     tellPoll: (commentId, change) => this.#tellPoll(commentId, change),
   };
@@ -143,7 +146,8 @@ export class PageActor extends Actor<PageProtocol> {
     getComment: async ({ commentId }) => this.#state.view(await this.#own(commentId)),
     createComment: (request) => createComment(this.#host, request),
     patchComment: async (request) => patchComment(this.#host, await this.#own(request.commentId), request),
-    deleteComment: async ({ commentId, isLive }) => deleteComment(this.#host, await this.#own(commentId), isLive),
+    deleteComment: async ({ commentId, isLive, webhooks }) => deleteComment(this.#host, await this.#own(commentId), isLive, webhooks),
+    eraseUserComments: (request) => eraseUserComments(this.#host, request),
     markParentNotified: ({ commentIds }) => {
       const missing: string[] = [];
       for (const id of commentIds) {

@@ -16,11 +16,13 @@ import { commentEvent } from './page-events.js';
 import { dropComment } from './page-moves.js';
 import { syncPage } from './page-record.js';
 import type { PageHost } from './page-state.js';
-import type { CreatedComment, NewCommentInput, PageProtocol, SessionUser } from './protocol.js';
+import type { CreatedComment, NewCommentInput, PageProtocol, SessionUser, WebhookTargets } from './protocol.js';
+import { queueWebhooks } from './page-webhooks.js';
+import { WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { judgeSpam, repeatKey } from './spam.js';
 
 /** `createComment`: checks the page's rules, then stores the comment (and its poll) in one batch. */
-export async function createComment(host: PageHost, { input, settings, isLive, doSpamCheck, notify }: PageProtocol['createComment']['in']): Promise<CreatedComment> {
+export async function createComment(host: PageHost, { input, settings, isLive, doSpamCheck, notify, webhooks }: PageProtocol['createComment']['in']): Promise<CreatedComment> {
   const { state } = host;
   if (settings.readonly || state.page?.isClosed) throw new ApiError('page-readonly');
   if (input.parentId === null && settings.noNewRootComments) throw new ApiError('no-new-root-comments');
@@ -117,6 +119,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     hasPoll: poll !== null,
   };
   host.insert(COMMENTS, doc);
+  queueWebhooks(host, webhooks, WEBHOOK_EVENTS.created, doc);
   state.comments.set(id, doc);
   if (poll !== null) {
     // Same batch as the comment: both are durable, or neither.
@@ -148,12 +151,12 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
  */
 function mayNotify(doc: CommentDoc, parentUserId: string | null): boolean {
   if (!isVisible(doc)) return false;
-  if (doc.parentId === null || doc.mentions.length > 0) return true;
+  if (doc.parentId === null || (doc.mentions?.length ?? 0) > 0) return true;
   return parentUserId !== null && parentUserId !== doc.userId;
 }
 
 /** `deleteComment`: the comment and every reply under it, with their votes, flags and polls. */
-export async function deleteComment(host: PageHost, current: CommentDoc, isLive: boolean): Promise<PageProtocol['deleteComment']['out']> {
+export async function deleteComment(host: PageHost, current: CommentDoc, isLive: boolean, webhooks: WebhookTargets): Promise<PageProtocol['deleteComment']['out']> {
   const { state } = host;
   if (current.isLocked) throw new ApiError('locked');
   const ids = state.subtree(current._id);
@@ -162,6 +165,7 @@ export async function deleteComment(host: PageHost, current: CommentDoc, isLive:
     const doc = state.comments.get(id)!;
     if (doc.hasPoll) withPolls.push(id);
     if (isLive && isVisible(doc)) host.publish(commentEvent('deleted-comment', state.view(doc)));
+    queueWebhooks(host, webhooks, WEBHOOK_EVENTS.deleted, doc);
     dropComment(host, id, (coll, stored) => host.remove(coll, stored._id));
   }
   state.restructure();

@@ -20,12 +20,15 @@ export interface PageDoc extends Doc {
   updatedAt: string;
 }
 
-/** The API's `APIPage`. */
+/**
+ * The API's `APIPage`. Its `url` is an optional string, never null: a page created by a
+ * reaction has no url until its first comment brings one, and leaves the field out until then.
+ */
 export function pageView(page: PageDoc): Record<string, unknown> {
   return {
     id: page._id,
     urlId: page.urlId,
-    url: page.url,
+    ...(page.url === null ? {} : { url: page.url }),
     title: page.title,
     commentCount: page.commentCount,
     rootCommentCount: page.rootCommentCount,

@@ -9,9 +9,11 @@ import { commentEvent } from './page-events.js';
 import { syncPage } from './page-record.js';
 import { type PageHost, saveComment } from './page-state.js';
 import { actorKey, type PageProtocol } from './protocol.js';
+import { queueWebhooks } from './page-webhooks.js';
+import { WEBHOOK_EVENTS } from '../webhook/protocol.js';
 
 /** Records the user's flag on the comment, hiding it when the threshold is reached. */
-export function flagComment(host: PageHost, current: CommentDoc, { commentId, by, settings }: PageProtocol['flag']['in']): PageProtocol['flag']['out'] {
+export function flagComment(host: PageHost, current: CommentDoc, { commentId, by, settings, webhooks }: PageProtocol['flag']['in']): PageProtocol['flag']['out'] {
   const { state } = host;
   const id = flagId(commentId, actorKey(by));
   if (state.flags.has(id)) return { wasUnapproved: false };
@@ -32,6 +34,7 @@ export function flagComment(host: PageHost, current: CommentDoc, { commentId, by
   const next = changedComment(current, { flagCount, approved: hide ? false : current.approved });
   saveComment(host, next);
   if (hide) {
+    queueWebhooks(host, webhooks, WEBHOOK_EVENTS.updated, next);
     state.restructure();
     syncPage(host, null);
     if (isVisible(current)) host.publish(commentEvent('deleted-comment', { ...state.view(next), hidden: true }));

@@ -13,7 +13,9 @@ import { PAGES } from './page-doc.js';
 import { commentEvent } from './page-events.js';
 import { ownPage, syncPage } from './page-record.js';
 import type { PageHost } from './page-state.js';
-import type { PageProtocol, PatchedComment } from './protocol.js';
+import type { PageProtocol, PatchedComment, WebhookTargets } from './protocol.js';
+import { queueWebhooks, webhookEvents, webhookOps } from './page-webhooks.js';
+import { type PendingWebhookEventDoc, WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { PAGE_REACTS, reactDocId } from './react-doc.js';
 import { VOTES } from './vote-doc.js';
 
@@ -43,7 +45,7 @@ export function dropComment(host: PageHost, id: string, write: (collection: stri
  * durable batch rewrites them, and their votes and flags, with the new urlId. The moved
  * comment becomes a top-level comment there.
  */
-export async function moveOut(host: PageHost, next: CommentDoc, target: string, isLive: boolean): Promise<PatchedComment> {
+export async function moveOut(host: PageHost, next: CommentDoc, target: string, isLive: boolean, webhooks: WebhookTargets): Promise<PatchedComment> {
   const { state } = host;
   const ids = state.subtree(next._id);
   const poll = state.polls.get(next._id);
@@ -56,6 +58,7 @@ export async function moveOut(host: PageHost, next: CommentDoc, target: string, 
     if (doc.hasPoll) polls.push({ id, isLocked: moved.isLocked });
     if (isLive && isVisible(doc)) host.publish(commentEvent('deleted-comment', state.view(doc)));
     host.put(COMMENTS, moved);
+    queueWebhooks(host, webhooks, WEBHOOK_EVENTS.updated, moved);
     dropComment(host, id, (coll, stored) => {
       if (coll !== COMMENTS) host.put(coll, { ...stored, urlId: target });
     });
@@ -74,12 +77,18 @@ export async function moveOut(host: PageHost, next: CommentDoc, target: string, 
  * in one batch, made durable at once and alone, so that a page record already at the target
  * fails it cleanly with `page-exists`.
  */
-export async function renamePage(host: PageHost, { pageId, urlId: target }: PageProtocol['renamePage']['in']): Promise<PageProtocol['renamePage']['out']> {
+export async function renamePage(host: PageHost, { pageId, urlId: target, webhooks }: PageProtocol['renamePage']['in']): Promise<PageProtocol['renamePage']['out']> {
   const { state } = host;
   const page = ownPage(host, pageId);
   const nowIso = new Date(clock.now()).toISOString();
   const ops: WriteOp[] = [{ op: 'put', collection: PAGES, doc: { ...page, urlId: target, updatedAt: nowIso } }];
-  for (const doc of state.comments.values()) ops.push({ op: 'put', collection: COMMENTS, doc: changedComment(doc, { urlId: target }) });
+  const events: PendingWebhookEventDoc[] = [];
+  for (const doc of state.comments.values()) {
+    const moved = changedComment(doc, { urlId: target });
+    ops.push({ op: 'put', collection: COMMENTS, doc: moved });
+    events.push(...webhookEvents(state.tenantId, webhooks, WEBHOOK_EVENTS.updated, moved));
+  }
+  ops.push(...webhookOps(events));
   for (const vote of state.votes.values()) ops.push({ op: 'put', collection: VOTES, doc: { ...vote, urlId: target } });
   for (const flag of state.flags.values()) ops.push({ op: 'put', collection: COMMENT_FLAGS, doc: { ...flag, urlId: target } });
   for (const react of state.reacts.values()) {
@@ -93,6 +102,7 @@ export async function renamePage(host: PageHost, { pageId, urlId: target }: Page
     if (err instanceof DuplicateKeyError) throw new ApiError('page-exists', `A page with urlId ${target} already exists.`);
     throw err;
   }
+  if (events.length > 0) host.announceWebhooks(events);
   const commentIds = [...state.comments.keys()];
   const polls = [...state.comments.values()].filter((d) => d.hasPoll).map((d) => ({ id: d._id, isLocked: d.isLocked }));
   state.clear();

@@ -9,6 +9,8 @@ import { changedComment } from './comment-doc.js';
 import { PAGES, type PageDoc } from './page-doc.js';
 import { type PageHost, saveComment } from './page-state.js';
 import { NotOnThisPage, type PageProtocol } from './protocol.js';
+import { queueWebhooks } from './page-webhooks.js';
+import { WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { PAGE_REACTS } from './react-doc.js';
 
 /**
@@ -73,7 +75,7 @@ export function createPage(host: PageHost, { url, title, accessibleByGroupIds, i
 }
 
 /** `patchPage`: the record's fields; a new title or url is copied onto its comments. */
-export function patchPage(host: PageHost, { pageId, changes }: PageProtocol['patchPage']['in']): PageProtocol['patchPage']['out'] {
+export function patchPage(host: PageHost, { pageId, changes, webhooks }: PageProtocol['patchPage']['in']): PageProtocol['patchPage']['out'] {
   const { state } = host;
   const page = ownPage(host, pageId);
   const next: PageDoc = { ...page, updatedAt: new Date(clock.now()).toISOString() };
@@ -89,7 +91,9 @@ export function patchPage(host: PageHost, { pageId, changes }: PageProtocol['pat
       const pageTitle = changes.title ?? doc.pageTitle;
       const url = changes.url ?? doc.url;
       if (pageTitle === doc.pageTitle && url === doc.url) continue;
-      saveComment(host, changedComment(doc, { pageTitle, url }));
+      const next = changedComment(doc, { pageTitle, url });
+      saveComment(host, next);
+      queueWebhooks(host, webhooks, WEBHOOK_EVENTS.updated, next);
       commentsUpdated++;
     }
   }

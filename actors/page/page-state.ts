@@ -9,6 +9,7 @@ import type { StoreReader } from '../../engine/actor.js';
 import type { Doc, WriteOp } from '../../storage/store.js';
 import type { LiveEvent } from '../live/live-events.js';
 import type { PollView } from '../poll/poll-model.js';
+import type { PendingWebhookEventDoc } from '../webhook/protocol.js';
 import { COMMENTS, type CommentDoc, commentView, isVisible } from './comment-doc.js';
 import type { FlagDoc } from './flag-doc.js';
 import { comparator, type ListSource, type SortDirection } from './listing.js';
@@ -30,6 +31,8 @@ export interface PageHost {
   publish(event: LiveEvent): void;
   /** Has live channels check their readers of this page again, once its groups are durable. */
   accessChanged(): void;
+  /** Hands queued webhook events to the tenant's webhooks actor, once the writes before are durable. */
+  announceWebhooks(events: readonly PendingWebhookEventDoc[]): void;
   /** Makes everything buffered so far durable, then `ops` alone. */
   commitNow(ops: readonly WriteOp[]): Promise<void>;
   /** Tells the poll of a comment that the comment changed (after the change is durable). */

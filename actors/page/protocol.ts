@@ -12,8 +12,17 @@ import type { Settings } from '../tenant/widget-config.js';
 import type { CommentHashTag, CommentMention } from './comment-doc.js';
 import type { ListQuery } from './listing.js';
 import type { PageDoc } from './page-doc.js';
+import type { EraseRequest } from './page-erase.js';
 import type { ReactKind } from './react-doc.js';
 import type { VoteDirection } from './vote-doc.js';
+import type { WebhookTarget } from '../webhook/protocol.js';
+
+/**
+ * The tenant's webhook subscriptions (its webhooks actor's `targets`), passed by the caller of
+ * every message that changes comments: the page queues one event per matching subscription in
+ * the batch of the change.
+ */
+export type WebhookTargets = readonly WebhookTarget[];
 
 /** Who acts: a user id or an anonymous id (at least one; the user id wins). */
 export interface ActorRef {
@@ -32,8 +41,8 @@ export interface NewCommentInput {
   readonly avatarSrc: string | null;
   readonly parentId: string | null;
   readonly pageTitle: string | null;
-  /** ms since the epoch; the server's time when not given. */
-  readonly date: number | null;
+  /** ms since the epoch or an ISO date-time; the server's time when not given. */
+  readonly date: number | string | null;
   readonly localDateString: string | null;
   readonly localDateHours: number | null;
   readonly locale: string;
@@ -59,6 +68,7 @@ export interface CreateCommentRequest {
   readonly doSpamCheck: boolean;
   /** False: the comment notifies no one (`populateNotifications=false`). Default true. */
   readonly notify?: boolean;
+  readonly webhooks: WebhookTargets;
 }
 
 /** The API's `UserSessionInfo` of the commenter, when the comment has a user. */
@@ -90,6 +100,7 @@ export interface PatchCommentRequest {
   readonly isLive: boolean;
   /** When `commenterEmail` changes without `userId`: the tenant's user with that email. */
   readonly userIdForEmail: string | null;
+  readonly webhooks: WebhookTargets;
 }
 
 /** The updated comment, and where it went if it moved. */
@@ -173,10 +184,15 @@ export type PageProtocol = {
   /** Of these replies, those this page holds that are not yet `notificationSentForParent`, and those it does not hold. */
   unnotifiedReplies: { in: { commentIds: readonly string[] }; out: { owed: string[]; missing: string[] } };
   /** Removes the comment and every reply under it. */
-  deleteComment: { in: { commentId: string; isLive: boolean }; out: { deletedCount: number } };
+  deleteComment: { in: { commentId: string; isLive: boolean; webhooks: WebhookTargets }; out: { deletedCount: number } };
+  /**
+   * A deleted user's comments (those named that are on this page and still the user's):
+   * anonymized or removed, replies following the page's thread deletion mode (page-erase.ts).
+   */
+  eraseUserComments: { in: EraseRequest; out: { changed: number } };
   /** Takes on comments another page moved here (already durable with this urlId). */
   adopt: { in: { commentIds: readonly string[]; isLive: boolean }; out: null };
-  flag: { in: { commentId: string; by: ActorRef; settings: Settings }; out: { wasUnapproved: boolean } };
+  flag: { in: { commentId: string; by: ActorRef; settings: Settings; webhooks: WebhookTargets }; out: { wasUnapproved: boolean } };
   unflag: { in: { commentId: string; by: ActorRef }; out: null };
   /** The author key of a comment (`authorKey`): null when it has neither user id nor email. */
   author: { in: { commentId: string }; out: string | null };
@@ -187,7 +203,7 @@ export type PageProtocol = {
   getPage: { in: null; out: PageDoc | null };
   createPage: { in: { url: string | null; title: string; accessibleByGroupIds: readonly string[] | null; isClosed: boolean | null }; out: PageDoc };
   patchPage: {
-    in: { pageId: string; changes: { url?: string; title?: string; isClosed?: boolean; accessibleByGroupIds?: readonly string[] } };
+    in: { pageId: string; changes: { url?: string; title?: string; isClosed?: boolean; accessibleByGroupIds?: readonly string[] }; webhooks: WebhookTargets };
     out: { page: PageDoc; commentsUpdated: number };
   };
   deletePage: { in: { pageId: string }; out: null };
@@ -196,7 +212,7 @@ export type PageProtocol = {
    * durable batch; the caller then has the page at `urlId` adopt it. `page-exists` when that
    * urlId already has a page record.
    */
-  renamePage: { in: { pageId: string; urlId: string }; out: { commentIds: string[] } };
+  renamePage: { in: { pageId: string; urlId: string; webhooks: WebhookTargets }; out: { commentIds: string[] } };
   /**
    * Adds (or with `remove`, removes) one like or reaction from a widget; `code` names a change
    * that did not happen. `rules` are the page's limits for widget writes (see `ReactRules`).

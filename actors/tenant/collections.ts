@@ -11,7 +11,16 @@ export const TENANT_COLLECTIONS = {
 } as const;
 
 export const tenantCollections: readonly CollectionSpec[] = [
-  { name: TENANT_COLLECTIONS.tenants, indexes: [] },
+  {
+    name: TENANT_COLLECTIONS.tenants,
+    tenantData: 'tenant-id',
+    indexes: [
+      // White-label children of a tenant, `GET /api/v1/tenants` order.
+      { name: 'by_manager', fields: ['managedByTenantId', 'signUpDate', '_id'] },
+      // Deletions under way, resumed at start-up.
+      { name: 'by_deleting', fields: ['deletingAt'] },
+    ],
+  },
   { name: TENANT_COLLECTIONS.apiKeys, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
   { name: TENANT_COLLECTIONS.tenantPackages, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
   {

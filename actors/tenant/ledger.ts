@@ -37,7 +37,7 @@ export function monthKey(year: number, month: number): number {
 export class Ledger {
   readonly #tenantId: string;
   readonly #store: StoreReader;
-  readonly #allowance: Allowance | undefined;
+  #allowance: Allowance | undefined;
   /** Day documents by id: the latest version, durable or on its way. */
   readonly #days = new Map<string, DailyUsageDoc>();
   #month = -1;
@@ -57,6 +57,11 @@ export class Ledger {
 
   get allowance(): Allowance | undefined {
     return this.#allowance;
+  }
+
+  /** The package in use changed: its allowance applies from now on (to the month's credits so far). */
+  set allowance(allowance: Allowance | undefined) {
+    this.#allowance = allowance;
   }
 
   /** The month (year × 12 + month) the allowance is tracked for. */
@@ -88,6 +93,13 @@ export class Ledger {
       if (overage !== 0) next.overageCredits = Math.max(0, (before.overageCredits ?? 0) + overage);
       this.#monthCredits = Math.max(0, this.#monthCredits + credits);
     }
+    this.#remember(next);
+    return next;
+  }
+
+  /** The day document of `at` with these counts set (not added: they are totals counted at that moment). */
+  async gauge(values: Readonly<Record<string, number>>, at: number): Promise<DailyUsageDoc> {
+    const next = { ...(await this.#dayDoc(at)), ...values } as DailyUsageDoc;
     this.#remember(next);
     return next;
   }

@@ -5,9 +5,12 @@
  */
 import { clock } from '../../engine/clock.js';
 import { hashSecret, newId, newSecret } from '../../engine/ids.js';
+import { DuplicateKeyError } from '../../storage/errors.js';
 import type { Store, WriteOp } from '../../storage/store.js';
 import { TENANT_COLLECTIONS as C } from './collections.js';
+import { claimWrites } from '../user/claims.js';
 import type { ApiKeyDoc, TenantDoc, TenantPackageDoc } from './tenant-actor.js';
+import { tenantClaims } from './tenant-admin.js';
 
 export interface NewTenant {
   name: string;
@@ -16,6 +19,12 @@ export interface NewTenant {
   monthlyCredits?: number;
   /** With an allowance: keep serving past it and record the overage. */
   flex?: boolean;
+  /** White labelling: how many tenants it may manage (`maxWhiteLabeledTenants`). */
+  whiteLabeledTenants?: number;
+  /** Its package records every data-changing API call in the audit log (`hasAuditing`). */
+  auditing?: boolean;
+  /** The package's `maxTenantUsers` (omitted: unlimited). */
+  maxTenantUsers?: number;
   /** The parent tenant that manages this one (white labelling). */
   managedByTenantId?: string;
 }
@@ -37,14 +46,25 @@ export async function createTenant(store: Store, spec: NewTenant): Promise<Provi
   const apiSecret = newSecret();
   const ops: WriteOp[] = [];
   let packageId: string | undefined;
-  if (spec.monthlyCredits !== undefined) {
+  if (spec.monthlyCredits !== undefined || spec.whiteLabeledTenants !== undefined || spec.auditing !== undefined || spec.maxTenantUsers !== undefined) {
     packageId = newId(now);
+    const credits = spec.monthlyCredits === undefined ? 'unlimited' : `${spec.flex ? 'Flex' : 'Fixed'} ${spec.monthlyCredits}`;
+    // Limits not given are unlimited (null): what a tenant it manages may have is then unbounded too.
     const pkg: TenantPackageDoc = {
       _id: packageId,
       tenantId,
-      name: `${spec.flex ? 'Flex' : 'Fixed'} ${spec.monthlyCredits} credits`.slice(0, 50),
-      maxMonthlyAPICredits: spec.monthlyCredits,
+      name: `${credits} credits`.slice(0, 50),
+      maxMonthlyAPICredits: spec.monthlyCredits ?? null,
       hasFlexPricing: spec.flex === true,
+      hasWhiteLabeling: (spec.whiteLabeledTenants ?? 0) > 0,
+      maxWhiteLabeledTenants: spec.whiteLabeledTenants ?? 0,
+      hasAuditing: spec.auditing === true,
+      maxTenantUsers: spec.maxTenantUsers ?? null,
+      monthlyCostUSD: null,
+      yearlyCostUSD: null,
+      hasDebranding: false,
+      forWhoText: '',
+      featureTaglines: [],
       createdAt: new Date(now).toISOString(),
     };
     ops.push({ op: 'insert', collection: C.tenantPackages, doc: pkg });
@@ -52,16 +72,21 @@ export async function createTenant(store: Store, spec: NewTenant): Promise<Provi
   const tenant: TenantDoc = {
     _id: tenantId,
     name,
-    email: spec.email ?? null,
+    email: spec.email?.trim().toLowerCase() ?? null,
     signUpDate: new Date(now).toISOString(),
     packageId: packageId ?? null,
     apiSecret,
     ...(spec.managedByTenantId === undefined ? {} : { managedByTenantId: spec.managedByTenantId }),
   };
-  ops.push({ op: 'insert', collection: C.tenants, doc: tenant });
+  ops.push({ op: 'insert', collection: C.tenants, doc: tenant }, ...claimWrites([], tenantClaims(tenant)));
   const { doc: key, apiKey } = newKey(tenantId, now);
   ops.push({ op: 'insert', collection: C.apiKeys, doc: key });
-  await store.commit(ops);
+  try {
+    await store.commit(ops);
+  } catch (err) {
+    if (err instanceof DuplicateKeyError) throw new Error(`another tenant has the email ${spec.email}`);
+    throw err;
+  }
   return packageId === undefined ? { tenantId, apiKey, apiSecret } : { tenantId, apiKey, apiSecret, packageId };
 }
 

@@ -5,7 +5,7 @@ import { accessChanged, tenantTopic } from '../live/live-events.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { SlidingWindowLimit } from '../../engine/sliding-window.js';
-import { matchesAnyDigest, newId } from '../../engine/ids.js';
+import { matchesAnyDigest, matchingDigest, newId } from '../../engine/ids.js';
 import type { Doc } from '../../storage/store.js';
 import { TENANT_COLLECTIONS as C } from './collections.js';
 import {
@@ -24,31 +24,21 @@ import {
   widgetConfigId,
 } from './widget-config.js';
 import { Ledger, type UsageFilter } from './ledger.js';
-import type { Allowance, DailyUsageDoc, UsageCounts } from './usage.js';
+import { signWebhook, type WebhookSignatures } from '../../webhooks/signing.js';
+import { allowanceOf, type TenantPackageDoc } from './packages.js';
+import { type Admitted, createChild, deletePackage, packageList, packageOf, savePackage, type TenantHost, type TenantSnapshot, updateTenant } from './tenant-admin.js';
+import type { TenantDoc } from './tenant-record.js';
+import type { DailyUsageDoc, SsoBillingCounts, UsageCounts } from './usage.js';
 
-export interface TenantDoc extends Doc {
-  name: string;
-  email?: string | null;
-  signUpDate: string;
-  packageId?: string | null;
-  /** The parent tenant that manages this one (white labelling), if any. */
-  managedByTenantId?: string | null;
-  /** Shared secret for secure SSO payloads and webhook signatures (API keys are stored hashed). */
-  apiSecret: string;
-}
+export type { TenantDoc } from './tenant-record.js';
+export type { TenantPackageDoc } from './packages.js';
+export type { Admitted } from './tenant-admin.js';
 
 export interface ApiKeyDoc extends Doc {
   tenantId: string;
   /** SHA-256 of the key. */
   hash: string;
   createdAt: string;
-}
-
-export interface TenantPackageDoc extends Doc {
-  tenantId: string;
-  name: string;
-  maxMonthlyAPICredits: number;
-  hasFlexPricing: boolean;
 }
 
 export interface UsageQuery {
@@ -66,14 +56,35 @@ const HOUR_MS = 60 * 60 * 1000;
 const KEY_RELOAD_MS = 1000;
 
 export type TenantProtocol = {
-  /** Checks the credential (a key hash, or null for an already verified token) and the allowance. */
-  admit: { in: { keyHash: string | null }; out: { tenantId: string } };
+  /**
+   * Checks the credential (a key hash, or null for an already verified token) and the allowance.
+   * A managed tenant also admits its manager's keys (asking the manager: a manager never asks
+   * the tenants it manages, so this cannot deadlock).
+   */
+  admit: { in: { keyHash: string | null }; out: Admitted };
+  /** Whether the key is one of this tenant's (for the tenants it manages); its id if so. */
+  checkKey: { in: { keyHash: string }; out: { keyId: string } | null };
+  /** The record, domains and package in use, for the API; `deleting`: also while its deletion is under way. */
+  read: { in: { deleting?: boolean } | null; out: TenantSnapshot };
+  /** A tenant managed by this one (white labelling), created with its domains. */
+  createChild: { in: { input: Readonly<Record<string, unknown>> }; out: TenantSnapshot };
+  /** Changes the record; `own`: by the tenant's own key (packageId and paymentFrequency are then fixed). */
+  updateTenant: { in: { input: Readonly<Record<string, unknown>>; own: boolean }; out: TenantSnapshot };
+  listPackages: { in: null; out: TenantPackageDoc[] };
+  getPackage: { in: { packageId: string }; out: TenantPackageDoc };
+  /** Creates (`packageId` null), patches or replaces a package, its limits below `parent`'s. */
+  savePackage: { in: { packageId: string | null; input: Readonly<Record<string, unknown>>; replace: boolean; parent: TenantPackageDoc }; out: TenantPackageDoc };
+  deletePackage: { in: { packageId: string }; out: null };
+  /** Starts the tenant's deletion (refused while it manages tenants): refuses every call from now on (durably) and drops its views. */
+  beginDelete: { in: null; out: null };
   /**
    * Records a call's credits and usage counters, on the day of `at` (when the call was made);
    * negative values reverse an earlier charge.
    */
   charge: { in: { credits: number; counts?: UsageCounts; at: number }; out: null };
   describe: { in: null; out: { id: string; name: string } };
+  /** Sets today's counts of billable SSO users by class (counted by the tenant's directory). */
+  recordSsoCounts: { in: { counts: SsoBillingCounts; at: number }; out: null };
   listUsage: { in: UsageQuery; out: DailyUsageDoc[] };
   listDomainConfigs: { in: null; out: DomainConfigDoc[] };
   getDomainConfig: { in: { domain: string }; out: DomainConfigDoc };
@@ -88,6 +99,8 @@ export type TenantProtocol = {
    * single sign-on). The secret itself never leaves the actor.
    */
   verifySso: { in: { message: string; hash: string }; out: boolean };
+  /** The signature headers of a webhook delivery, made with the API secret (see webhooks/signing.ts). */
+  signWebhook: { in: { id: string; timestamp: number; body: string }; out: WebhookSignatures };
   /** One configuration level as stored, and the page's effective configuration. */
   readWidgetConfig: { in: { urlId: string | null }; out: WidgetConfigView };
   /** Replaces (or, with `merge`, updates field by field) one configuration level. */
@@ -108,6 +121,10 @@ export type TenantProtocol = {
  */
 export interface Admission {
   readonly keys: readonly Buffer[];
+  /** The ids of `keys`, in the same order. */
+  readonly keyIds: readonly string[];
+  /** Whether the tenant's calls are audited (its package's `hasAuditing`). */
+  readonly audited: boolean;
   /** The month (year × 12 + month) `remaining` is for. */
   readonly month: number;
   /** Credits left; null when the tenant is never refused for credits. */
@@ -136,6 +153,8 @@ export type WidgetConfigView = {
 export class TenantActor extends Actor<TenantProtocol> {
   #tenant: TenantDoc | undefined;
   #keyHashes: Buffer[] = [];
+  #keyIds: string[] = [];
+  readonly #packages = new Map<string, TenantPackageDoc>();
   #keysLoadedAt = 0;
   #ledger: Ledger | undefined;
   #admission: Admission | undefined;
@@ -148,12 +167,8 @@ export class TenantActor extends Actor<TenantProtocol> {
     this.#tenant = await this.store.get<TenantDoc>(C.tenants, this.id);
     if (this.#tenant === undefined) return;
     await this.#loadKeys();
-    let allowance: Allowance | undefined;
-    if (this.#tenant.packageId) {
-      const pkg = await this.store.get<TenantPackageDoc>(C.tenantPackages, this.#tenant.packageId);
-      if (pkg) allowance = { maxMonthlyAPICredits: pkg.maxMonthlyAPICredits, hasFlexPricing: pkg.hasFlexPricing };
-    }
-    this.#ledger = new Ledger(this.id, this.store, allowance);
+    for (const pkg of await this.store.find<TenantPackageDoc>(C.tenantPackages, { tenantId: this.id })) this.#packages.set(pkg._id, pkg);
+    this.#ledger = new Ledger(this.id, this.store, allowanceOf(this.#package));
     for (const doc of await this.store.find<DomainConfigDoc>(C.domainConfigs, { tenantId: this.id })) {
       this.#domains.set(doc.domain, doc);
     }
@@ -168,25 +183,79 @@ export class TenantActor extends Actor<TenantProtocol> {
       // Whether a credential is valid does not depend on this actor's pending ledger writes.
       this.allowUnconfirmed();
       if (this.#tenant === undefined) {
-        // The tenant may have been created (by the CLI) after this actor found it missing.
+        // The tenant may have been created (by the CLI, or by its manager) after this actor found it missing.
         await this.onStart();
         if (this.#tenant === undefined) throw new ApiError('invalid-tenant-id');
       }
-      if (keyHash !== null && !this.#knownKey(keyHash)) {
-        if (clock.now() - this.#keysLoadedAt >= KEY_RELOAD_MS) await this.#loadKeys();
-        if (!this.#knownKey(keyHash)) throw new ApiError('invalid-api-key');
+      const tenant = this.#requireTenant();
+      let keyTenantId = this.id;
+      let keyId: string | null = null;
+      if (keyHash !== null) {
+        keyId = await this.#findKey(keyHash);
+        if (keyId === null && tenant.managedByTenantId) {
+          keyId = (await this.system.ask(TenantKind, tenant.managedByTenantId, 'checkKey', { keyHash }))?.keyId ?? null;
+          keyTenantId = tenant.managedByTenantId;
+        }
+        if (keyId === null) throw new ApiError('invalid-api-key');
       }
       const ledger = this.#ledger!;
       const spent = await ledger.spent(clock.now());
       this.#publishAdmission();
       if (spent) throw new ApiError('credits-exhausted', undefined, { maxMonthlyAPICredits: ledger.allowance!.maxMonthlyAPICredits });
-      return { tenantId: this.id };
+      return { tenantId: this.id, keyTenantId, keyId, audited: this.#package?.hasAuditing === true };
+    },
+
+    checkKey: async ({ keyHash }) => {
+      this.allowUnconfirmed();
+      this.#requireTenant();
+      const keyId = await this.#findKey(keyHash);
+      return keyId === null ? null : { keyId };
+    },
+
+    read: (options) => {
+      const tenant = this.#tenant;
+      if (tenant === undefined) throw new ApiError('invalid-tenant-id');
+      return this.#snapshot(options?.deleting === true ? tenant : this.#requireTenant());
+    },
+    createChild: async ({ input }) => {
+      this.#requireTenant();
+      return createChild(this.#host, input, this.#package ?? null);
+    },
+    updateTenant: async ({ input, own }) => {
+      this.#requireTenant();
+      return this.#snapshot(await updateTenant(this.#host, input, own));
+    },
+    listPackages: () => packageList(this.#host),
+    getPackage: ({ packageId }) => packageOf(this.#host, packageId),
+    savePackage: ({ packageId, input, replace, parent }) => savePackage(this.#host, packageId, input, replace, parent),
+    deletePackage: ({ packageId }) => deletePackage(this.#host, packageId),
+    beginDelete: async () => {
+      const tenant = this.#tenant;
+      if (tenant === undefined) throw new ApiError('invalid-tenant-id');
+      if (tenant.deletingAt) return null;
+      // Counted here, where its managed tenants are created: none can appear in between.
+      const managed = await this.store.count(C.tenants, { managedByTenantId: this.id });
+      if (managed > 0) throw new ApiError('tenant-has-managed-tenants', `The tenant manages ${managed} tenants: delete them first.`);
+      this.#tenant = { ...tenant, deletingAt: clock.now() };
+      this.put(C.tenants, this.#tenant);
+      this.clearView(TENANT_VIEWS.admission);
+      this.clearView(TENANT_VIEWS.settings);
+      this.#admission = undefined;
+      this.#accessChanged(null);
+      return null;
     },
 
     charge: async ({ credits, counts, at }) => {
-      this.#requireTenant();
+      // A tenant being deleted has no ledger left to charge (the call that deletes it included).
+      if (this.#tenant === undefined || this.#tenant.deletingAt) return null;
       this.put(C.dailyUsage, await this.#ledger!.record(credits, counts, at));
       this.#publishAdmission();
+      return null;
+    },
+
+    recordSsoCounts: async ({ counts, at }) => {
+      if (this.#tenant === undefined || this.#tenant.deletingAt) return null;
+      this.put(C.dailyUsage, await this.#ledger!.gauge(counts, at));
       return null;
     },
 
@@ -281,6 +350,11 @@ export class TenantActor extends Actor<TenantProtocol> {
       return matchesAnyDigest([expected], given);
     },
 
+    signWebhook: ({ id, timestamp, body }) => {
+      this.allowUnconfirmed();
+      return signWebhook(this.#requireTenant().apiSecret, id, timestamp, body);
+    },
+
     readWidgetConfig: ({ urlId }) => {
       this.#requireTenant();
       return this.#widgetView(urlId);
@@ -337,8 +411,35 @@ export class TenantActor extends Actor<TenantProtocol> {
 
   #requireTenant(): TenantDoc {
     if (this.#tenant === undefined) throw new ApiError('invalid-tenant-id');
+    if (this.#tenant.deletingAt) throw new ApiError('tenant-deleted');
     return this.#tenant;
   }
+
+  get #package(): TenantPackageDoc | undefined {
+    const id = this.#tenant?.packageId;
+    return id ? this.#packages.get(id) : undefined;
+  }
+
+  #snapshot(tenant: TenantDoc): TenantSnapshot {
+    return { tenant: { ...tenant, apiSecret: '' }, domains: [...this.#domains.values()].sort((a, b) => (a.domain < b.domain ? -1 : 1)), package: this.#package ?? null };
+  }
+
+  /** What the white-label functions (tenant-admin.ts) use of this actor. */
+  readonly #host: TenantHost = {
+    id: this.id,
+    store: this.store,
+    tenant: () => this.#requireTenant(),
+    domains: this.#domains,
+    packages: this.#packages,
+    commitNow: (ops) => this.commitNow(ops),
+    changed: (tenant, domainsChanged) => {
+      this.#tenant = tenant;
+      this.#ledger!.allowance = allowanceOf(this.#package);
+      this.#admission = undefined;
+      this.#publishAdmission();
+      if (domainsChanged) this.#domainsChanged();
+    },
+  };
 
   #domainConfig(domain: string): DomainConfigDoc {
     this.#requireTenant();
@@ -358,8 +459,14 @@ export class TenantActor extends Actor<TenantProtocol> {
     return next;
   }
 
-  #knownKey(hash: string): boolean {
-    return matchesAnyDigest(this.#keyHashes, Buffer.from(hash, 'hex'));
+  /** The id of the key with this hash, reloading the keys (at most once a second) when it is unknown. */
+  async #findKey(hash: string): Promise<string | null> {
+    const find = () => {
+      const index = matchingDigest(this.#keyHashes, Buffer.from(hash, 'hex'));
+      return index < 0 ? null : this.#keyIds[index]!;
+    };
+    if (find() === null && clock.now() - this.#keysLoadedAt >= KEY_RELOAD_MS) await this.#loadKeys();
+    return find();
   }
 
   /**
@@ -370,17 +477,17 @@ export class TenantActor extends Actor<TenantProtocol> {
     const ledger = this.#ledger!;
     const last = this.#admission;
     if (last !== undefined && last.keys === this.#keyHashes && last.month === ledger.month && last.remaining === ledger.remaining) return;
-    this.#admission = { keys: this.#keyHashes, month: ledger.month, remaining: ledger.remaining };
+    if (this.#tenant?.deletingAt) return;
+    this.#admission = { keys: this.#keyHashes, keyIds: this.#keyIds, audited: this.#package?.hasAuditing === true, month: ledger.month, remaining: ledger.remaining };
     this.setViewNow(TENANT_VIEWS.admission, this.#admission);
   }
 
   async #loadKeys(): Promise<void> {
     const keys = await this.store.find<ApiKeyDoc>(C.apiKeys, { tenantId: this.id });
     this.#keyHashes = keys.map((k) => Buffer.from(k.hash, 'hex'));
+    this.#keyIds = keys.map((k) => k._id);
     this.#keysLoadedAt = clock.now();
   }
-
-
 }
 
 /** `tenant:<tenantId>` */

@@ -32,7 +32,17 @@ export interface DailyUsageDoc extends Doc, Record<UsageCounter, number> {
   ignored: boolean;
   /** Credits spent beyond a flex package's monthly allowance (flex packages only). */
   overageCredits?: number;
+  /**
+   * Billable single sign-on users by class, as counted at the day's last change of users or
+   * moderators (docs/identity.md): regular, admins, moderators; one person once.
+   */
+  ssoUserCount?: number;
+  ssoAdminCount?: number;
+  ssoModeratorCount?: number;
 }
+
+/** The SSO user counts of a day (`DailyUsageDoc`). */
+export type SsoBillingCounts = Pick<Required<DailyUsageDoc>, 'ssoUserCount' | 'ssoAdminCount' | 'ssoModeratorCount'>;
 
 export interface Day {
   readonly yearNumber: number;

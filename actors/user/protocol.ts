@@ -37,6 +37,8 @@ export interface UserDoc extends Doc {
    * before it was recorded: their id says (`simple-` ids come from simple single sign-on).
    */
   ssoSecure?: boolean;
+  /** ms since 1970: when the user signed up (the API's `signUpDate`). Absent on users stored before it was kept: then `createdAt`. */
+  signUpDate?: number;
 }
 
 /**
@@ -68,7 +70,26 @@ export type UserProtocol = {
    * writes only on change. An unsigned payload cannot change a user made by a signed one.
    */
   upsertSso: { in: { fields: SsoUserFields; secure: boolean }; out: UserDoc };
+  /**
+   * A write of the management API to a single sign-on or tenant user: `create` (refused with
+   * `user-exists` when the id is taken), `patch` (the fields given) or `replace` (every field;
+   * omitted ones reset), each checked by the kind's rules. Global claims (a tenant user's
+   * username and email) change in the same durable batch: `username-taken` / `email-taken`.
+   */
+  apiWrite: { in: { kind: ApiUserKind; mode: ApiWriteMode; input: Readonly<Record<string, unknown>> }; out: UserDoc };
+  /** Deletes the user of this kind, with its claims, sessions and login links; answers what was deleted. */
+  remove: { in: { kind: ApiUserKind }; out: UserDoc };
+  /** Stores a login link (its hash) for this tenant user, valid until `expiresAt`. */
+  addLoginLink: { in: { hash: string; expiresAt: number; redirectURL: string | null }; out: null };
+  /** Uses a login link once: answers the session it opens (`sessionHash` stored), or refuses. */
+  useLoginLink: { in: { hash: string; sessionHash: string; sessionExpiresAt: number }; out: UserDoc };
+  /** Ends a session of this user (sign-out). */
+  endSession: { in: { sessionHash: string }; out: null };
 };
+
+/** Users the management API writes. */
+export type ApiUserKind = 'sso' | 'tenant';
+export type ApiWriteMode = 'create' | 'patch' | 'replace';
 
 /** `user:<tenantId>:<userId>` */
 export const UserKind = defineKind<UserProtocol>('user');

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { LoadResult } from './load.js';
-import type { SuiteContext } from './suite.js';
+import type { ReportRow, SuiteContext } from './suite.js';
 
 /** utime + stime of a /proc stat line, in seconds (clock ticks are 1/100 s on Linux). */
 function statSeconds(path: string): number | undefined {
@@ -43,4 +43,15 @@ export function figureServerCpu(ctx: SuiteContext, result: LoadResult, what: str
   if (cpu === undefined) return;
   ctx.figure({ key: 'mainCpuUs', label: `server main-thread CPU per ${what} (steadier than req/s here)`, value: cpu.mainThreadUs, unit: 'µs', digits: 1 });
   ctx.figure({ key: 'processCpuUs', label: `server CPU per ${what}, all threads`, value: cpu.processUs, unit: 'µs', digits: 1 });
+}
+
+/** A report row of an HTTP load run (requests per second, latency, errors, ratio to a baseline). */
+export function loadRow(label: string, role: ReportRow['role'], result: LoadResult, ratio?: number): ReportRow {
+  return { label, role, throughput: result.rps, unit: 'req/s', p50Ms: result.latencyMs.p50, p99Ms: result.latencyMs.p99, errors: result.errors.total, ...(ratio === undefined ? {} : { ratio }) };
+}
+
+/** The mean main-thread CPU per request of runs made with `serverPid`, or undefined. */
+export function meanMainCpuUs(results: readonly LoadResult[]): number | undefined {
+  const values = results.map((r) => r.serverCpu?.mainThreadUs).filter((v): v is number => v !== undefined);
+  return values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0) / values.length;
 }

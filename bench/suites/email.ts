@@ -21,7 +21,7 @@ import { render } from '../../email/sandbox.js';
 import { keepInFlight, type MeasuredPhase, phaseRow } from '../lib/in-flight.js';
 import { LatencyRecorder } from '../lib/latency.js';
 import type { LoadResult, LoadSpec } from '../lib/load.js';
-import { mainThreadCpuSeconds } from '../lib/cpu.js';
+import { loadRow, mainThreadCpuSeconds, meanMainCpuUs } from '../lib/cpu.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const IN_FLIGHT = 16;
@@ -134,17 +134,16 @@ async function sendEmailsCost(ctx: SuiteContext): Promise<void> {
   const after = await ctx.load(spec(false));
 
   const baselineRps = (before.rps + after.rps) / 2;
-  const row = (label: string, role: 'baseline' | 'subject', r: LoadResult, ratio?: number) =>
-    ctx.row({ label, role, throughput: r.rps, unit: 'req/s', p50Ms: r.latencyMs.p50, p99Ms: r.latencyMs.p99, errors: r.errors.total, ...(ratio === undefined ? {} : { ratio }) });
+  const row = (label: string, role: 'baseline' | 'subject', r: LoadResult, ratio?: number) => ctx.row(loadRow(label, role, r, ratio));
   row('POST /api/v1/comments, new commenter each time (before)', 'baseline', before);
   row('POST /api/v1/comments?sendEmails=true, new commenter each time', 'subject', subject, subject.rps / baselineRps);
   row('POST /api/v1/comments, new commenter each time (after the outbox drained)', 'baseline', after);
   ctx.figure({ key: 'sendEmailsRatio', label: 'comment creation throughput with sendEmails ÷ without', value: subject.rps / baselineRps, unit: '×', digits: 3 });
   ctx.figure({ key: 'sendEmailsP99Ms', label: 'comment creation p99 with sendEmails', value: subject.latencyMs.p99, unit: 'ms', digits: 1 });
   ctx.figure({ key: 'plainP99Ms', label: 'comment creation p99 without (worse of the two)', value: Math.max(before.latencyMs.p99, after.latencyMs.p99), unit: 'ms', digits: 1 });
-  const plainCpu = [before, after].map((r) => r.serverCpu?.mainThreadUs).filter((v): v is number => v !== undefined);
-  if (plainCpu.length > 0 && subject.serverCpu !== undefined) {
-    ctx.figure({ key: 'plainMainCpuUs', label: 'server main-thread CPU per comment without sendEmails', value: plainCpu.reduce((a, b) => a + b, 0) / plainCpu.length, unit: 'µs', digits: 1 });
+  const plainCpu = meanMainCpuUs([before, after]);
+  if (plainCpu !== undefined && subject.serverCpu !== undefined) {
+    ctx.figure({ key: 'plainMainCpuUs', label: 'server main-thread CPU per comment without sendEmails', value: plainCpu, unit: 'µs', digits: 1 });
     ctx.figure({ key: 'sendEmailsMainCpuUs', label: 'server main-thread CPU per comment with sendEmails (sending under way included)', value: subject.serverCpu.mainThreadUs, unit: 'µs', digits: 1 });
   }
   if (sentWhileDraining > 0 && cpu0 !== undefined) {

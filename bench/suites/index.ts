@@ -9,7 +9,9 @@ import { engineVotes } from './engine-votes.js';
 import { fanout } from './fanout.js';
 import { httpMe } from './http-me.js';
 import { pollVotes } from './poll-votes.js';
+import { userErase } from './user-erase.js';
 import { votesPost } from './votes-post.js';
+import { webhooks } from './webhooks.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase];

@@ -21,10 +21,15 @@ export function unpack(data: Uint8Array): unknown {
   return packr.unpack(data);
 }
 
-/** What a node asks another: `[ASK, kind, id, type, payload, timeoutMs]` or `[VIEW, kind, id, name, entry]`. */
+/**
+ * What a node asks another: `[ASK, kind, id, type, payload, timeoutMs]`, `[VIEW, kind, id,
+ * name, entry]`, or `[PASSIVATE, tenantId, exceptKind, timeoutMs]` (passivate the tenant's
+ * actors held there; answered with how many had to be dropped).
+ */
 export const FRAME = {
   ask: 1,
   view: 2,
+  passivate: 3,
 } as const;
 
 /** How a node answers: `[OK, value]`, `[ERR, error]`, or `[MOVED]` (the shard is not held here: nothing ran). */
@@ -36,6 +41,7 @@ export const REPLY = {
 
 export type AskFrame = readonly [typeof FRAME.ask, string, string, string, unknown, number];
 export type ViewFrame = readonly [typeof FRAME.view, string, string, string, string];
+export type PassivateFrame = readonly [typeof FRAME.passivate, string, string, number];
 export type ReplyFrame = readonly [typeof REPLY.ok, unknown] | readonly [typeof REPLY.err, WireError] | readonly [typeof REPLY.moved];
 
 /** An error as it travels: its class name, message and own fields. */

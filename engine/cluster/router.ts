@@ -14,7 +14,7 @@ import type { ActorCell } from '../actor-cell.js';
 import type { ActorRouter, ActorSystem } from '../actor-system.js';
 import { ApiError } from '../errors.js';
 import { log } from '../log.js';
-import { type AskFrame, FRAME, fromWire, pack, REPLY, type ReplyFrame, toWire, unpack, type ViewFrame } from './frames.js';
+import { type AskFrame, FRAME, fromWire, pack, type PassivateFrame, REPLY, type ReplyFrame, toWire, unpack, type ViewFrame } from './frames.js';
 import type { NatsLink } from './nats-link.js';
 import type { ShardLeases, ShardRoute } from './shard-leases.js';
 import { ShardMoved } from './shard-moved.js';
@@ -61,6 +61,21 @@ export class ClusterRouter implements ActorRouter {
 
   ask(kind: ActorKind<Protocol>, id: string, type: string, payload: unknown, timeoutMs: number): Promise<unknown> {
     return this.#send(kind, id, shardOf(`${kind.name}:${id}`, this.#shards), type, payload, Date.now() + timeoutMs);
+  }
+
+  async passivateTenant(tenantId: string, exceptKind: string, timeoutMs: number): Promise<number> {
+    const counts = await Promise.all(
+      this.#leases.liveNodes().map(async (node) => {
+        if (node === this.#leases.nodeId) return this.#system.passivateTenantHere(tenantId, exceptKind, timeoutMs);
+        if (!this.#link.connected) throw unavailable();
+        // A node gone (no responders) holds no actors; one that does not answer makes the caller retry.
+        const reply = await this.#request(node, [FRAME.passivate, tenantId, exceptKind, timeoutMs], timeoutMs + 5000);
+        if (reply === undefined) return 0;
+        if (reply[0] === REPLY.err) throw fromWire(reply[1]);
+        return reply[0] === REPLY.ok ? Number(reply[1]) : 0;
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   peek(kind: ActorKind<Protocol>, id: string, name: string, entry: string): unknown {
@@ -112,7 +127,7 @@ export class ClusterRouter implements ActorRouter {
   }
 
   /** One request to a node; undefined when it cannot be reached (gone, or not yet replaced). */
-  async #request(node: string, frame: AskFrame | ViewFrame, timeoutMs: number): Promise<ReplyFrame | undefined> {
+  async #request(node: string, frame: AskFrame | ViewFrame | PassivateFrame, timeoutMs: number): Promise<ReplyFrame | undefined> {
     let msg: Msg;
     try {
       msg = await this.#link.nc.request(nodeSubject(this.#prefix, node), pack(frame), { timeout: timeoutMs });
@@ -144,11 +159,18 @@ export class ClusterRouter implements ActorRouter {
   }
 
   #serve(msg: Msg): void {
-    let frame: AskFrame | ViewFrame;
+    let frame: AskFrame | ViewFrame | PassivateFrame;
     try {
-      frame = unpack(msg.data) as AskFrame | ViewFrame;
+      frame = unpack(msg.data) as AskFrame | ViewFrame | PassivateFrame;
     } catch (err) {
       this.#respond(msg, [REPLY.err, toWire(new ApiError('internal-error', `undecodable cluster frame: ${(err as Error).message}`))]);
+      return;
+    }
+    if (frame[0] === FRAME.passivate) {
+      this.#system.passivateTenantHere(frame[1], frame[2], frame[3]).then(
+        (left) => this.#respond(msg, [REPLY.ok, left]),
+        (err: unknown) => this.#respond(msg, [REPLY.err, toWire(err)]),
+      );
       return;
     }
     const key = `${frame[1]}:${frame[2]}`;

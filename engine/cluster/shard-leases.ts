@@ -115,6 +115,11 @@ export class ShardLeases {
     await this.#tick();
   }
 
+  /** The nodes seen alive (this one included), by id. */
+  liveNodes(): string[] {
+    return this.#liveNodes(performance.now());
+  }
+
   /** Where an ask for `shard` goes now. */
   route(shard: number): ShardRoute {
     const held = this.#held[shard];

@@ -1,11 +1,13 @@
 import { BlockKind, blockActorId } from '../../actors/block/protocol.js';
 import { pageLocator } from '../../actors/page/locator.js';
 import { actorKey } from '../../actors/page/protocol.js';
+import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import type { AppServices } from '../services.js';
 import { route, type Schema } from '../route.js';
 import { actorRef, COMMENT_ID_PARAM, text, USER_ID } from './page-context.js';
 import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
+import { countModeration } from '../moderation-counts.js';
 
 interface UserQuery {
   userId?: string;
@@ -82,7 +84,8 @@ export const commentModerationRoutes = [
       const by = actorRef(query);
       const { settings } = await flagSettings(app, tenantId, id);
       if (by.userId === null && !settings.allowAnonFlag) throw new ApiError('login-required', 'This site does not take anonymous flags: give a userId.');
-      const { wasUnapproved } = await pageLocator(app.system).ask('comment', tenantId, id, 'flag', { commentId: id, by, settings }, notFound(id));
+      const webhooks = await webhookTargets(app.system, tenantId);
+      const { wasUnapproved } = await pageLocator(app.system).ask('comment', tenantId, id, 'flag', { commentId: id, by, settings, webhooks }, notFound(id));
       return { wasUnapproved };
     },
   }),
@@ -92,10 +95,12 @@ export const commentModerationRoutes = [
     access: 'tenant',
     params: COMMENT_ID_PARAM,
     query: USER_QUERY,
-    handle: async ({ app, tenantId, params, query }) => {
+    handle: async (req) => {
+      const { app, tenantId, params, query } = req;
       const id = params['id']!;
       const by = actorRef(query);
       await pageLocator(app.system).ask('comment', tenantId, id, 'unflag', { commentId: id, by }, notFound(id));
+      await countModeration(req, by.userId ?? undefined, { unFlaggedCount: 1 });
       return {};
     },
   }),

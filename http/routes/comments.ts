@@ -7,16 +7,18 @@ import type { PollInput } from '../../actors/poll/poll-model.js';
 import { POLL_INPUT_SCHEMA } from '../../actors/poll/poll-model.js';
 import { hashTagKey } from '../../actors/hashtag/hashtag-model.js';
 import { SiteKind } from '../../actors/site/protocol.js';
+import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { TENANT_VIEWS, TenantKind, tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
 import { freeForm } from '../validation.js';
+import { countModeration, patchCounts } from '../moderation-counts.js';
 import { sendWelcome, welcomeAddress } from './comment-emails.js';
 import { startNotifyJob, withMentions } from './comment-notifications.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
-interface ListParams {
+export interface ListParams {
   urlId?: string;
   page?: number;
   limit?: number;
@@ -62,6 +64,10 @@ const LIST_QUERY: Schema = {
 
 const bool: Schema = { type: 'boolean' };
 const int: Schema = { type: 'integer' };
+/** An integer the API description declares `int32`: answers echo it, and clients read 32 bits. */
+const int32 = (nullable: boolean): Schema => ({ type: nullable ? ['integer', 'null'] : 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 });
+/** A date input: epoch milliseconds or an ISO date-time (`checkDate` bounds both). */
+const dateInput = (nullable: boolean): Schema => ({ type: nullable ? ['number', 'string', 'null'] : ['number', 'string'], format: 'date-time' });
 const stringList = (max: number): Schema => ({ type: 'array', items: text(256), maxItems: max });
 /**
  * Free-form fields (a comment's `meta`, `questionValues`): bounded in size and field names, so
@@ -87,9 +93,9 @@ const HASH_TAG_ENTRY: Schema = {
 const CREATE_BODY: Schema = {
   type: 'object',
   properties: {
-    date: int,
+    date: dateInput(false),
     localDateString: text(100),
-    localDateHours: int,
+    localDateHours: int32(false),
     commenterName: text(1000),
     commenterEmail: nullableText(1000),
     commenterLink: link(2048, true),
@@ -143,15 +149,15 @@ const PATCH_BODY: Schema = {
     comment: { type: 'string' },
     commentHTML: { type: 'string', maxLength: 200_000 },
     parentId: nullableText(128),
-    date: { type: ['number', 'null'] },
+    date: dateInput(true),
     localDateString: nullableText(100),
-    localDateHours: { type: ['integer', 'null'] },
+    localDateHours: int32(true),
     votes: { type: ['integer', 'null'] },
     votesUp: { type: ['integer', 'null'] },
     votesDown: { type: ['integer', 'null'] },
-    expireAt: { type: ['string', 'null'], format: 'date-time' },
+    expireAt: dateInput(true),
     verified: bool,
-    verifiedDate: { type: ['string', 'null'], format: 'date-time' },
+    verifiedDate: dateInput(true),
     notificationSentForParent: bool,
     notificationSentForParentTenant: bool,
     reviewed: bool,
@@ -175,7 +181,7 @@ const PATCH_BODY: Schema = {
 };
 
 interface CreateBody {
-  date?: number;
+  date?: number | string;
   localDateString?: string;
   localDateHours?: number;
   commenterName: string;
@@ -223,7 +229,7 @@ const notFound = (id: string) => () => new ApiError('not-found', `No comment ${i
 const migrated = new WeakSet<object>();
 
 /** The read's query with every default resolved from the page's settings. */
-function resolveQuery(q: ListParams, pageSize: number | null, defaultDirection: SortDirection | null): ListQuery {
+export function resolveQuery(q: ListParams, pageSize: number | null, defaultDirection: SortDirection | null): ListQuery {
   if (q.page !== undefined && (q.limit !== undefined || q.skip !== undefined)) {
     throw new ApiError('invalid-param', 'Use either precalculated paging (page) or flexible paging (limit and skip), not both.');
   }
@@ -390,6 +396,7 @@ export const commentRoutes = [
         isLive: query.isLive === true,
         doSpamCheck: query.doSpamCheck === true,
         notify,
+        webhooks: await webhookTargets(app.system, tenantId),
       });
       const commentId = String(created.comment['_id']);
       pageLocator(app.system).remember('comment', tenantId, commentId, urlId);
@@ -407,14 +414,18 @@ export const commentRoutes = [
     query: WRITE_QUERY,
     body: PATCH_BODY,
     credits: (req, result) => (req.query.isLive ? 2 : 1) + (migrated.has(result) ? 2 : 0),
-    handle: async ({ app, tenantId, params, query, body }) => {
+    handle: async (req) => {
+      const { app, tenantId, params, query, body } = req;
       const id = params['id']!;
       refuseCalculated(body);
       if ('urlId' in body) requireUrlId(body['urlId'] as string);
       if (typeof body['comment'] === 'string') checkText(body['comment']);
       if (typeof body['commenterName'] === 'string') checkName(body['commenterName']);
       if ('commenterEmail' in body) checkEmail(body['commenterEmail'] as string | null);
-      if (typeof body['date'] === 'number') checkDate(body['date']);
+      for (const field of ['date', 'expireAt', 'verifiedDate']) {
+        const value = body[field];
+        if (typeof value === 'number' || typeof value === 'string') checkDate(value, field);
+      }
       const locator = pageLocator(app.system);
       const urlId = await locator.lookup('comment', tenantId, id);
       if (urlId === undefined) throw notFound(id)();
@@ -425,13 +436,15 @@ export const commentRoutes = [
           : null;
       const settings = await tenantSettings(app.system, tenantId, urlId);
       const isLive = query.isLive === true;
-      const result = await locator.ask('comment', tenantId, id, 'patchComment', { commentId: id, changes: body, settings, isLive, userIdForEmail }, notFound(id));
+      const webhooks = await webhookTargets(app.system, tenantId);
+      const result = await locator.ask('comment', tenantId, id, 'patchComment', { commentId: id, changes: body, settings, isLive, userIdForEmail, webhooks }, notFound(id));
       const answer = { comment: result.comment };
       if (result.moved !== null) {
         await app.system.ask(PageKind, pageActorId(tenantId, result.moved.urlId), 'adopt', { commentIds: result.moved.commentIds, isLive });
         for (const moved of result.moved.commentIds) locator.remember('comment', tenantId, moved, result.moved.urlId);
         migrated.add(answer);
       }
+      await countModeration(req, query.contextUserId, patchCounts(body));
       return answer;
     },
   }),
@@ -443,9 +456,12 @@ export const commentRoutes = [
     params: COMMENT_ID_PARAM,
     query: { type: 'object', properties: { isLive: bool, contextUserId: USER_ID } },
     credits: (req) => (req.query.isLive ? 2 : 1),
-    handle: async ({ app, tenantId, params, query }) => {
+    handle: async (req) => {
+      const { app, tenantId, params, query } = req;
       const id = params['id']!;
-      await pageLocator(app.system).ask('comment', tenantId, id, 'deleteComment', { commentId: id, isLive: query.isLive === true }, notFound(id));
+      const webhooks = await webhookTargets(app.system, tenantId);
+      await pageLocator(app.system).ask('comment', tenantId, id, 'deleteComment', { commentId: id, isLive: query.isLive === true, webhooks }, notFound(id));
+      await countModeration(req, query.contextUserId, { deletedCount: 1 });
       return { action: 'hard-removed' };
     },
   }),

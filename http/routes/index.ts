@@ -19,6 +19,9 @@ import { tenantDailyUsageRoutes } from './tenant-daily-usage.js';
 import { userRoutes } from './users.js';
 import { voteRoutes } from './votes.js';
 import { widgetConfigRoutes } from './widget-config.js';
+import { pendingWebhookEventRoutes } from './pending-webhook-events.js';
+import { webhookRoutes } from './webhooks.js';
+import { identityRoutes } from './identity.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -42,4 +45,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...emailLinkRoutes,
   ...notificationRoutes,
   ...subscriptionRoutes,
+  ...webhookRoutes,
+  ...pendingWebhookEventRoutes,
+  ...identityRoutes,
 ];

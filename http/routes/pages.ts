@@ -1,4 +1,5 @@
 import { pageLocator } from '../../actors/page/locator.js';
+import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { pageView } from '../../actors/page/page-doc.js';
 import { PageKind, pageActorId } from '../../actors/page/protocol.js';
 import { REACT_KINDS } from '../../actors/page/react-doc.js';
@@ -107,17 +108,18 @@ export const pageRoutes = [
       const id = params['id']!;
       const locator = pageLocator(app.system);
       const { urlId, ...changes } = body;
+      const webhooks = await webhookTargets(app.system, tenantId);
       if (urlId !== undefined) {
         requireUrlId(urlId);
         const current = await locator.lookup('page', tenantId, id);
         if (current !== undefined && current !== urlId) {
-          const moved = await locator.ask('page', tenantId, id, 'renamePage', { pageId: id, urlId }, pageNotFound(id));
+          const moved = await locator.ask('page', tenantId, id, 'renamePage', { pageId: id, urlId, webhooks }, pageNotFound(id));
           await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'adopt', { commentIds: moved.commentIds, isLive: false });
           locator.remember('page', tenantId, id, urlId);
           for (const commentId of moved.commentIds) locator.remember('comment', tenantId, commentId, urlId);
         }
       }
-      const result = await locator.ask('page', tenantId, id, 'patchPage', { pageId: id, changes: changes as never }, pageNotFound(id));
+      const result = await locator.ask('page', tenantId, id, 'patchPage', { pageId: id, changes: changes as never, webhooks }, pageNotFound(id));
       return { page: pageView(result.page), commentsUpdated: result.commentsUpdated };
     },
   }),

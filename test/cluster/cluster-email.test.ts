@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { startTestCluster, type TestCluster } from '../fixtures/cluster.js';
 import { clusterTestsEnabled } from '../fixtures/nats.js';
 import { SmtpSink } from '../fixtures/smtp-sink.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 const enabled = clusterTestsEnabled();
 
@@ -24,7 +25,7 @@ describe('cluster mode: email', { skip: !enabled }, () => {
   });
 
   test('welcome emails through any node arrive once each, from the tenant template; the link verifies through any node', async () => {
-    const template = await fetch(`${c.url}/api/v1/email-templates`, {
+    const template = await checkedFetch(`${c.url}/api/v1/email-templates`, {
       method: 'POST',
       headers: c.headers,
       body: JSON.stringify({ emailTemplateId: 'commenter-verify-post', displayName: 'Cluster', ejs: 'Cluster hello <%= comment.commenterName %> <a href="<%= verifyPostUrl %>">verify</a>' }),
@@ -32,7 +33,7 @@ describe('cluster mode: email', { skip: !enabled }, () => {
     assert.equal(template.status, 200, await template.text());
     const names = Array.from({ length: 8 }, (_, i) => `member${i}`);
     for (const name of names) {
-      const res = await fetch(`${c.url}/api/v1/comments?sendEmails=true`, {
+      const res = await checkedFetch(`${c.url}/api/v1/comments?sendEmails=true`, {
         method: 'POST',
         headers: c.headers,
         body: JSON.stringify({ commenterName: name, commenterEmail: `${name}@example.org`, comment: `Hi from ${name}`, url: 'https://example.com/c', urlId: `c-${name}`, locale: 'en_us' }),
@@ -47,7 +48,7 @@ describe('cluster mode: email', { skip: !enabled }, () => {
 
     const href = /href="([^"]+)"/.exec(String(mine[0]!.mail.html))![1]!.replaceAll('&amp;', '&');
     const path = href.slice(href.indexOf('/email/'));
-    const opened = await fetch(c.url + path);
+    const opened = await checkedFetch(c.url + path);
     assert.equal(opened.status, 200);
     assert.deepEqual(await opened.json(), { status: 'success', verifiedCount: 1 });
   });

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { spawnServer } from '../fixtures/server-process.js';
 import { withServerStorage } from '../fixtures/server-storage.js';
 import { storages } from '../fixtures/server.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 async function refused(env: Record<string, string>): Promise<string> {
   try {
@@ -29,7 +30,7 @@ for (const storage of storages()) {
         try {
           const message = await refused(env);
           assert.match(message, storage === 'lmdb' ? /Another server is running on DATA_DIR/ : /is in use by a server \(process \d+/);
-          const me = await fetch(`${first.url}/api/v1/me?tenantId=${first.demo!.tenantId}`, { headers: { 'x-api-key': first.demo!.apiKey } });
+          const me = await checkedFetch(`${first.url}/api/v1/me?tenantId=${first.demo!.tenantId}`, { headers: { 'x-api-key': first.demo!.apiKey } });
           assert.equal(me.status, 200, 'the first server is untouched');
         } finally {
           await first.kill('SIGKILL');

@@ -32,7 +32,8 @@ for (const storage of storages()) {
       const c = r.body.comment;
       assert.equal(c.id, c._id);
       assert.equal(c.commentHTML, 'Hello <b>there</b> #Intro &lt;script&gt;x&lt;/script&gt;');
-      assert.equal(c['date'], '2024-05-01T00:00:00.000Z');
+      // APIComment.date: epoch milliseconds.
+      assert.equal(c['date'], Date.UTC(2024, 4, 1));
       assert.deepEqual(c['hashTags'], [{ id: `${t.tenant.tenantId}:intro`, tag: '#Intro', url: null }]);
       assert.deepEqual([c.votes, c.votesUp, c.votesDown, c.flagCount, c.approved, c.verified], [0, 0, 0, 0, true, false]);
       // Optional fields are left out while null, false or empty.
@@ -167,6 +168,29 @@ for (const storage of storages()) {
       assert.deepEqual(r.body.comments.map((c) => [c._id, c['isVotedUp'], c['isVotedDown'], c['myVoteId']]), [[a._id, false, true, vote.body.voteId]]);
       assert.equal(r.body.userIdWS, t.server.services.liveIds.userIdWS(t.tenant.tenantId, 'reader'));
       assert.equal((await listComments(t, { urlId })).length, 2);
+    });
+
+    test('dates: answers give epoch ms, inputs take ms or ISO, live events give ISO', async () => {
+      const iso = await postComment(t, '/dates', { comment: 'iso', date: '2024-06-01T12:00:00+02:00' }, { isLive: true });
+      assert.equal(iso['date'], Date.UTC(2024, 5, 1, 10));
+      const ms = await postComment(t, '/dates', { comment: 'ms', date: Date.UTC(2024, 5, 2) });
+      assert.equal(ms['date'], Date.UTC(2024, 5, 2));
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/comments', { body: { commenterName: 'A', comment: 'x', url: 'https://e/d', urlId: '/dates', locale: 'en', date: 'yesterday' } })), [400, 'invalid-param']);
+      assert.deepEqual(outcome(await t.api('POST', '/api/v1/comments', { body: { commenterName: 'A', comment: 'x', url: 'https://e/d', urlId: '/dates', locale: 'en', date: '1969-12-31T23:59:59Z' } })), [400, 'invalid-date']);
+
+      let r = await t.api<{ comment: Comment }>('PATCH', `/api/v1/comments/${ms._id}`, { body: { date: '2024-07-01T00:00:00.000Z', expireAt: Date.UTC(2030, 0, 1), verifiedDate: '2024-07-02T00:00:00Z' } });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual([r.body.comment['date'], r.body.comment['expireAt'], r.body.comment['verifiedDate']], [Date.UTC(2024, 6, 1), '2030-01-01T00:00:00.000Z', '2024-07-02T00:00:00.000Z']);
+      r = await t.api<{ comment: Comment }>('PATCH', `/api/v1/comments/${ms._id}`, { body: { date: Date.UTC(2024, 6, 3), expireAt: null } });
+      assert.deepEqual([r.body.comment['date'], r.body.comment['expireAt']], [Date.UTC(2024, 6, 3), undefined]);
+      assert.deepEqual(outcome(await t.api('PATCH', `/api/v1/comments/${ms._id}`, { body: { expireAt: -1 } })), [400, 'invalid-date']);
+      assert.deepEqual((await listComments(t, { urlId: '/dates', direction: 'OF' })).map((c) => c['date']), [Date.UTC(2024, 5, 1, 10), Date.UTC(2024, 6, 3)]);
+      // Stored as ISO: the tenant-wide search by date still finds it.
+      assert.deepEqual((await listComments(t, { fromDate: Date.UTC(2024, 6, 2), toDate: Date.UTC(2024, 6, 4) })).map((c) => [c._id, c['date']]), [[ms._id, Date.UTC(2024, 6, 3)]]);
+
+      const log = await t.api<{ events: { data: string }[] }>('GET', `/event-log/${t.tenant.tenantId}`, { auth: 'none', query: { urlId: '/dates', startTime: 0 } });
+      const created = log.body.events.map((e) => JSON.parse(e.data) as { type: string; comment?: Record<string, unknown> }).find((e) => e.type === 'new-comment');
+      assert.equal(created?.comment?.['date'], '2024-06-01T10:00:00.000Z');
     });
 
     test('update: text regenerates its HTML, given HTML is cleaned, calculated fields refused, email rule', async () => {

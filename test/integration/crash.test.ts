@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
 import { storages } from '../fixtures/server.js';
 import { withServerStorage } from '../fixtures/server-storage.js';
+import { checkedFetch, WireShapeError } from '../fixtures/openapi.js';
 
 interface Outcome {
   /** Domains whose creation was acknowledged, with the name acknowledged last. */
@@ -46,12 +47,13 @@ for (const storage of storages()) {
             }
             try {
               const body = method === 'PATCH' ? { emailFromName: name } : { domain, emailFromName: name };
-              const res = await fetch(first.url + path, { method, headers, body: JSON.stringify(body) });
+              const res = await checkedFetch(first.url + path, { method, headers, body: JSON.stringify(body) });
               const json = (await res.json()) as { code?: string };
               if (res.status === 200) outcome.acked.set(domain, name);
               else if (res.status === 409 && json.code === 'domain-config-exists') outcome.refused.set(domain, name);
               else outcome.unknown++;
-            } catch {
+            } catch (error) {
+              if (error instanceof WireShapeError) throw error;
               // The connection died with the server: this write's outcome is unknown.
               outcome.unknown++;
               return;
@@ -71,7 +73,7 @@ for (const storage of storages()) {
         const second = await spawnServer(env);
         try {
           assert.equal(second.demo, undefined, 'no second demo tenant on a non-empty database');
-          const res = await fetch(`${second.url}/api/v1/domain-configs`, { headers });
+          const res = await checkedFetch(`${second.url}/api/v1/domain-configs`, { headers });
           assert.equal(res.status, 200);
           const stored = new Map(
             ((await res.json()) as { configurations: { domain: string; emailFromName: string }[] }).configurations.map((c) => [c.domain, c.emailFromName]),

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestServer, storages, type TestServer, withQuery } from '../fixtures/server.js';
 import { LiveClient, Refused, subUrl } from '../unit/live/fixtures.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 for (const storage of storages()) {
   describe(`sites allowed to host the widget on ${storage}`, () => {
@@ -20,9 +21,9 @@ for (const storage of storages()) {
     });
 
     const likes = (headers: Record<string, string>, method = 'GET') =>
-      fetch(withQuery(`${t.url}/page-reacts/v1/likes/${t.tenant.tenantId}`, { urlId: '/site' }), { method, headers });
+      checkedFetch(withQuery(`${t.url}/page-reacts/v1/likes/${t.tenant.tenantId}`, { urlId: '/site' }), { method, headers });
     const log = (headers: Record<string, string>) =>
-      fetch(withQuery(`${t.url}/event-log/${t.tenant.tenantId}`, { urlId: '/site', startTime: '0' }), { headers });
+      checkedFetch(withQuery(`${t.url}/event-log/${t.tenant.tenantId}`, { urlId: '/site', startTime: '0' }), { headers });
     const code = async (r: Response) => ((await r.json()) as { code?: string }).code;
     const ids = () => {
       const live = t.server.services.liveIds;
@@ -59,7 +60,7 @@ for (const storage of storages()) {
       assert.equal((await log({ origin: 'https://evil.com' })).status, 403);
       assert.equal((await log({ origin: 'https://example.com' })).status, 200);
       const preflight = (origin: string) =>
-        fetch(withQuery(`${t.url}/page-reacts/v1/likes/${t.tenant.tenantId}`, { urlId: '/site' }), { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+        checkedFetch(withQuery(`${t.url}/page-reacts/v1/likes/${t.tenant.tenantId}`, { urlId: '/site' }), { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
       const refusedPreflight = await preflight('https://evil.com');
       assert.deepEqual([refusedPreflight.status, refusedPreflight.headers.get('access-control-allow-origin')], [403, null]);
       const admittedPreflight = await preflight('https://example.com');

@@ -4,6 +4,7 @@ import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
 import { storages } from '../fixtures/server.js';
 import { withServerStorage } from '../fixtures/server-storage.js';
 import { SmtpSink } from '../fixtures/smtp-sink.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 /**
  * An email acknowledged (its comment answered) but not confirmed by the receiving server when
@@ -24,7 +25,7 @@ for (const storage of storages()) {
         const headers = demoHeaders(first);
         // The sink reads the message and never answers: the sender cannot learn it arrived.
         sink.hold();
-        const res = await fetch(`${first.url}/api/v1/comments?sendEmails=true`, {
+        const res = await checkedFetch(`${first.url}/api/v1/comments?sendEmails=true`, {
           method: 'POST',
           headers,
           body: JSON.stringify({ commenterName: 'Kim', commenterEmail: 'kim@example.org', comment: 'Before the crash', url: 'https://example.com/a', urlId: 'a', locale: 'en_us' }),

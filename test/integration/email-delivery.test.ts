@@ -5,7 +5,7 @@ import { simpleParser } from 'mailparser';
 import { after, before, describe, test } from 'node:test';
 import { EmailOutboxKind } from '../../actors/email/protocol.js';
 import { eventually } from '../fixtures/eventually.js';
-import { assertWireShape } from '../fixtures/openapi.js';
+import { assertWireShape, checkedFetch } from '../fixtures/openapi.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { type Received, SmtpSink } from '../fixtures/smtp-sink.js';
 
@@ -92,18 +92,18 @@ for (const storage of storages()) {
       assert.ok(link.startsWith(`${server.url.replace('127.0.0.1', 'localhost')}/email/v1/verify?`), link);
       const path = link.slice(link.indexOf('/email/'));
 
-      const forged = await fetch(server.url + path.replace(/sig=[^&]+/, 'sig=AAAA'));
+      const forged = await checkedFetch(server.url + path.replace(/sig=[^&]+/, 'sig=AAAA'));
       assert.equal(forged.status, 400);
       assert.equal(((await forged.json()) as { code: string }).code, 'invalid-link');
 
-      const opened = await fetch(server.url + path);
+      const opened = await checkedFetch(server.url + path);
       assert.equal(opened.status, 200);
       assert.deepEqual(await opened.json(), { status: 'success', verifiedCount: 2 });
       for (const urlId of ['post-1', 'post-2']) {
         const page = await server.api<{ comments: Comment[] }>('GET', '/api/v1/comments', { query: { urlId } });
         assert.deepEqual(page.body.comments.map((c) => c.verified), [true], urlId);
       }
-      const again = await fetch(server.url + path);
+      const again = await checkedFetch(server.url + path);
       assert.deepEqual(await again.json(), { status: 'success', verifiedCount: 0 }, 'opening it again changes nothing');
 
       // A known email gets no second welcome: the next email to arrive is someone else's.
@@ -157,8 +157,8 @@ for (const storage of storages()) {
       // Our own unsubscribe link stops further non-transactional email to the address.
       const unsubscribe = rawHeader(got, 'list-unsubscribe').replace(/^<|>$/g, '');
       const path = unsubscribe.slice(unsubscribe.indexOf('/email/'));
-      assert.equal((await fetch(server.url + path.replace('fay%40', 'gus%40'))).status, 400, 'the signature covers the address');
-      assert.deepEqual(await (await fetch(server.url + path)).json(), { status: 'success', unsubscribed: true });
+      assert.equal((await checkedFetch(server.url + path.replace('fay%40', 'gus%40'))).status, 400, 'the signature covers the address');
+      assert.deepEqual(await (await checkedFetch(server.url + path)).json(), { status: 'success', unsubscribed: true });
     });
 
     test('a tenant template that ends the render host while sending: memory-limit recorded, the built-in template sent', async () => {
@@ -183,7 +183,7 @@ for (const storage of storages()) {
     test('link openings are limited per client address, as every public route is', async () => {
       const forged = `${server.url}/email/v1/verify?tenantId=${server.tenant.tenantId}&userId=u&exp=1&sig=forged`;
       const codes: string[] = [];
-      for (let i = 0; i < 60 && !codes.includes('rate-limited'); i++) codes.push(((await (await fetch(forged)).json()) as { code: string }).code);
+      for (let i = 0; i < 60 && !codes.includes('rate-limited'); i++) codes.push(((await (await checkedFetch(forged)).json()) as { code: string }).code);
       assert.ok(codes.includes('invalid-link'));
       assert.equal(codes.at(-1), 'rate-limited');
     });

@@ -3,9 +3,10 @@ import { describe, test } from 'node:test';
 import { eventually } from '../fixtures/eventually.js';
 import { ferretdbAvailable, startFerretDb } from '../fixtures/ferretdb.js';
 import { spawnServer } from '../fixtures/server-process.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 async function status(url: string, init?: RequestInit): Promise<[number, string | undefined]> {
-  const res = await fetch(url, init);
+  const res = await checkedFetch(url, init);
   const body = (await res.json()) as { code?: string };
   return [res.status, body.code];
 }
@@ -37,7 +38,7 @@ describe('MongoDB outage under a running server', () => {
       await db.start();
       await eventually(async () => (await status(`${server.url}/healthz`))[0] === 200, 20_000);
       await eventually(async () => (await post('after.example'))[0] === 200, 20_000);
-      const res = await fetch(`${server.url}/api/v1/domain-configs`, { headers });
+      const res = await checkedFetch(`${server.url}/api/v1/domain-configs`, { headers });
       const domains = ((await res.json()) as { configurations: { domain: string }[] }).configurations.map((c) => c.domain);
       assert.deepEqual(domains, ['after.example', 'before.example']);
     } finally {

@@ -7,7 +7,7 @@ import { NOTIFY_COLLECTIONS } from '../../actors/notify/notification-doc.js';
 import type { ProvisionedTenant } from '../../actors/tenant/provision.js';
 import { type UserDoc, UserKind, userActorId } from '../../actors/user/protocol.js';
 import { eventually } from '../fixtures/eventually.js';
-import { assertSchema } from '../fixtures/openapi.js';
+import { assertComponent } from '../fixtures/openapi.js';
 import type { ApiResponse, RequestOptions, TestServer } from '../fixtures/server.js';
 import type { LiveClient } from '../unit/live/fixtures.js';
 import type { Comment } from './page-helpers.js';
@@ -51,7 +51,7 @@ export async function jobsDone(t: TestServer, timeoutMs = 60_000): Promise<void>
 /** The next event of a channel; notification events are checked against the API's `LiveEvent` schema. */
 export async function nextEvent(client: LiveClient): Promise<Record<string, unknown>> {
   const event = (await client.next()) as unknown as Record<string, unknown>;
-  if (String(event['type']).startsWith('notification')) assertSchema('LiveEvent', event);
+  if (String(event['type']).startsWith('notification')) assertComponent('LiveEvent', event);
   return event;
 }
 

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { MongoClient } from 'mongodb';
 import { repoFile } from '../fixtures/paths.js';
 import { spawnServer } from '../fixtures/server-process.js';
+import { checkedFetch, WireShapeError } from '../fixtures/openapi.js';
 
 const run = promisify(execFile);
 
@@ -21,7 +22,7 @@ describe('operating the server as a process', () => {
     try {
       const server = await spawnServer({ DATA_DIR: dataDir });
       assert.ok(server.demo);
-      const res = await fetch(`${server.url}/api/v1/me?tenantId=${server.demo.tenantId}`, { headers: { 'x-api-key': server.demo.apiKey } });
+      const res = await checkedFetch(`${server.url}/api/v1/me?tenantId=${server.demo.tenantId}`, { headers: { 'x-api-key': server.demo.apiKey } });
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as { tenant: { name: string } }).tenant.name, 'Demo');
       assert.equal(await server.kill('SIGTERM'), 0);
@@ -45,10 +46,11 @@ describe('operating the server as a process', () => {
         for (let n = 0; !stop; n++) {
           const domain = `w${w}n${n}.term.example`;
           try {
-            const res = await fetch(`${server.url}/api/v1/domain-configs`, { method: 'POST', headers, body: JSON.stringify({ domain }) });
+            const res = await checkedFetch(`${server.url}/api/v1/domain-configs`, { method: 'POST', headers, body: JSON.stringify({ domain }) });
             if (res.status === 200) acked.push(domain);
             else if (res.status !== 503) assert.fail(`unexpected status ${res.status}`);
-          } catch {
+          } catch (error) {
+            if (error instanceof WireShapeError) throw error;
             return; // the listener closed: no more requests get in
           }
         }
@@ -61,7 +63,7 @@ describe('operating the server as a process', () => {
 
       const again = await spawnServer({ DATA_DIR: dataDir });
       try {
-        const res = await fetch(`${again.url}/api/v1/domain-configs`, { headers });
+        const res = await checkedFetch(`${again.url}/api/v1/domain-configs`, { headers });
         const stored = new Set(((await res.json()) as { configurations: { domain: string }[] }).configurations.map((c) => c.domain));
         for (const domain of acked) assert.ok(stored.has(domain), `acknowledged ${domain} lost over SIGTERM`);
       } finally {
@@ -78,9 +80,9 @@ describe('operating the server as a process', () => {
       await assert.rejects(spawnServer({ DATA_DIR: dataDir, UWS_USE_FALLBACK: '1' }), /pure-JS implementation/);
       const allowed = await spawnServer({ DATA_DIR: dataDir, UWS_USE_FALLBACK: '1', ALLOW_UWS_FALLBACK: 'true' });
       try {
-        assert.equal((await fetch(`${allowed.url}/healthz`)).status, 200);
+        assert.equal((await checkedFetch(`${allowed.url}/healthz`)).status, 200);
         const { tenantId, apiKey } = allowed.demo!;
-        const me = await fetch(`${allowed.url}/api/v1/me`, { headers: { 'x-api-key': apiKey, 'x-tenant-id': tenantId } });
+        const me = await checkedFetch(`${allowed.url}/api/v1/me`, { headers: { 'x-api-key': apiKey, 'x-tenant-id': tenantId } });
         assert.equal(me.status, 200, 'REST requests are served on the fallback');
       } finally {
         await allowed.kill('SIGTERM');
@@ -119,7 +121,7 @@ for (const storage of process.env['MONGODB_URI'] ? ['lmdb', 'mongodb'] : ['lmdb'
         const server = await spawnServer(serverEnv);
         try {
           for (const apiKey of [tenant.apiKey, key.apiKey]) {
-            const res = await fetch(`${server.url}/api/v1/me`, { headers: { 'x-api-key': apiKey, 'x-tenant-id': tenant.tenantId } });
+            const res = await checkedFetch(`${server.url}/api/v1/me`, { headers: { 'x-api-key': apiKey, 'x-tenant-id': tenant.tenantId } });
             assert.equal(res.status, 200);
           }
         } finally {

@@ -5,6 +5,7 @@ import { pageTopic } from '../../actors/live/live-events.js';
 import { clock } from '../../engine/clock.js';
 import { startTestServer, storages, type TestServer, withQuery } from '../fixtures/server.js';
 import { inParallel, outcome, postComment, recordEvents } from './page-helpers.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 interface Answer {
   status: number;
@@ -14,7 +15,7 @@ interface Answer {
 
 /** A public call, as a browser makes it: no API key, an optional session cookie. */
 async function call(t: TestServer, method: string, path: string, query: Record<string, string>, cookie?: string): Promise<Answer> {
-  const res = await fetch(withQuery(`${t.url}${path}`, query), { method, headers: { origin: 'https://blog.example', ...(cookie ? { cookie } : {}) } });
+  const res = await checkedFetch(withQuery(`${t.url}${path}`, query), { method, headers: { origin: 'https://blog.example', ...(cookie ? { cookie } : {}) } });
   const text = await res.text();
   const setCookie = res.headers.get('set-cookie');
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, cookie: setCookie ? setCookie.split(';')[0] : undefined };
@@ -64,7 +65,7 @@ for (const storage of storages()) {
       assert.deepEqual(events, [['page-react', 1], ['page-react', 0]]);
       const page = await t.api<{ page: { title: string } }>('GET', '/api/v1/pages/by-url-id', { query: { urlId: '/liked' } });
       assert.equal(page.body.page.title, 'Liked page');
-      const res = await fetch(withQuery(`${t.url}${likes}`, { urlId: '/liked' }), { headers: { origin: 'https://blog.example' } });
+      const res = await checkedFetch(withQuery(`${t.url}${likes}`, { urlId: '/liked' }), { headers: { origin: 'https://blog.example' } });
       assert.deepEqual([res.headers.get('access-control-allow-origin'), res.headers.get('access-control-allow-credentials')], ['https://blog.example', 'true']);
       assert.equal(await creditsUsed(), creditsBefore + 2, 'only the first usage read and the page read were charged');
       assert.deepEqual(outcome(await call(t, 'GET', likes, {})), [400, 'missing-url-id']);

@@ -8,6 +8,7 @@ import type { WriteOp } from '../../storage/store.js';
 import { InstrumentedStore } from '../fixtures/instrumented-store.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { addUser, countVotes, pollInput, type PollView, type PollVoteView, seed, storedPoll, storedVotes } from './poll-fixture.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 type VoteBody = { pollVote: PollVoteView; poll: PollView };
 
@@ -73,7 +74,7 @@ for (const storage of storages()) {
         for (const v of [...chain, ...burst]) if ('userId' in v.body) await addUser(t, v.body.userId);
 
         const post = (voter: Voter, optionId: string) =>
-          fetch(`${t.url}/api/v1/poll-votes`, {
+          checkedFetch(`${t.url}/api/v1/poll-votes`, {
             method: 'POST',
             headers: { 'x-api-key': t.tenant.apiKey, 'x-tenant-id': t.tenant.tenantId, 'content-type': 'application/json' },
             body: JSON.stringify({ commentId, optionId, ...voter.body }),
@@ -90,7 +91,7 @@ for (const storage of storages()) {
           const repeat = await post(voter, second);
           assert.deepEqual([repeat.status, repeat.body.pollVote.optionId, repeat.body.pollVote.id], [200, second, first.body.pollVote.id]);
           if (i % 9 === 0) {
-            const res = await fetch(`${t.url}/api/v1/poll-votes/${first.body.pollVote.id}`, {
+            const res = await checkedFetch(`${t.url}/api/v1/poll-votes/${first.body.pollVote.id}`, {
               method: 'DELETE',
               headers: { 'x-api-key': t.tenant.apiKey, 'x-tenant-id': t.tenant.tenantId },
             });

@@ -4,6 +4,7 @@ import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
 import { storages } from '../fixtures/server.js';
 import { withServerStorage } from '../fixtures/server-storage.js';
 import { countVotes, pollInput, type PollView, type PollVoteView } from './poll-fixture.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 const WORKERS = 40;
 const VOTERS_PER_WORKER = 5;
@@ -20,7 +21,7 @@ for (const storage of storages()) {
       withServerStorage(storage, 'poll-crash', async (env) => {
         const first = await spawnServer(env);
         const headers = demoHeaders(first);
-        const created = await fetch(`${first.url}/api/v1/comments`, {
+        const created = await checkedFetch(`${first.url}/api/v1/comments`, {
           method: 'POST',
           headers,
           body: JSON.stringify({ commenterName: 'Asker', comment: 'Which?', url: 'https://example.com/crash', urlId: '/crash', locale: 'en_us', poll: pollInput(4, { privacy: 1 }) }),
@@ -43,7 +44,7 @@ for (const storage of storages()) {
             const optionId = options[(w + n * 3 + k) % options.length]!;
             inFlight.set(voter, optionId);
             try {
-              const res = await fetch(`${first.url}/api/v1/poll-votes`, {
+              const res = await checkedFetch(`${first.url}/api/v1/poll-votes`, {
                 method: 'POST',
                 headers,
                 body: JSON.stringify({ commentId, optionId, anonUserId: voter, ip: `10.${w}.${k}.1` }),
@@ -70,7 +71,7 @@ for (const storage of storages()) {
         const second = await spawnServer(env);
         try {
           const get = async <T>(path: string): Promise<T> => {
-            const res = await fetch(`${second.url}${path}`, { headers });
+            const res = await checkedFetch(`${second.url}${path}`, { headers });
             assert.equal(res.status, 200);
             return (await res.json()) as T;
           };

@@ -5,6 +5,7 @@ import { newId } from '../../engine/ids.js';
 import { POLL_COLLECTIONS, type PollVoteDoc } from '../../actors/poll/poll-model.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { addUser, pollInput, type PollView, type PollVoteView, seed, storedPoll, storedVotes } from './poll-fixture.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 type VoteBody = { pollVote: PollVoteView; poll: PollView };
 type ListBody = { pollVotes: PollVoteView[]; creditsCost: number };
@@ -302,7 +303,7 @@ for (const storage of storages()) {
     test("another tenant's vote id is unknown", async () => {
       const other = await t.addTenant();
       const theirs = await seed(t, { as: other, poll: pollInput(2, { privacy: 2 }) });
-      const res = await fetch(`${t.url}/api/v1/poll-votes`, {
+      const res = await checkedFetch(`${t.url}/api/v1/poll-votes`, {
         method: 'POST',
         headers: { 'x-api-key': other.apiKey, 'x-tenant-id': other.tenantId, 'content-type': 'application/json' },
         body: JSON.stringify({ commentId: theirs.commentId, optionId: theirs.poll!.options[0]!.id, anonUserId: 'o', ip: '198.51.100.4' }),

@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { clock } from '../../engine/clock.js';
 import { startTestServer, storages, type TestServer, withQuery } from '../fixtures/server.js';
 import { subscribe } from '../unit/live/fixtures.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 import { postComment } from './page-helpers.js';
 
 const CANARY = {
@@ -69,9 +70,9 @@ for (const storage of storages()) {
       assert.equal((await t.api('POST', '/api/v1/poll-votes', { body: { commentId: root._id, optionId: options[0]!.id, anonUserId: CANARY.anonUserId, ip: '203.0.113.9' } })).status, 200);
       const sso = secureSso(apiSecret, { id: 'reader-1', username: 'reader', email: CANARY.ssoEmail, isProfileActivityPrivate: false });
       const likes = withQuery(`${t.url}/page-reacts/v1/likes/${tenantId}`, { urlId, sso });
-      assert.equal((await fetch(likes, { method: 'POST' })).status, 200);
+      assert.equal((await checkedFetch(likes, { method: 'POST' })).status, 200);
       const reacts = withQuery(`${t.url}/page-reacts/v2/${tenantId}`, { urlId, sso, id: 'heart' });
-      assert.equal((await fetch(reacts, { method: 'POST' })).status, 200);
+      assert.equal((await checkedFetch(reacts, { method: 'POST' })).status, 200);
       assert.equal((await t.api('DELETE', `/api/v1/comments/${reply._id}`, { query: { isLive: true } })).status, 200);
 
       // new-comment ×2, updated-comment, votes (new, new, deleted+new), poll-update, page-react ×2, deleted-comment.
@@ -81,7 +82,7 @@ for (const storage of storages()) {
       client.close();
       withUser.close();
 
-      const log = await fetch(withQuery(`${t.url}/event-log/${tenantId}`, { urlId, startTime: String(start - 1000) }));
+      const log = await checkedFetch(withQuery(`${t.url}/event-log/${tenantId}`, { urlId, startTime: String(start - 1000) }));
       const logText = await log.text();
       assert.equal(log.status, 200);
       assert.ok((JSON.parse(logText) as { events: unknown[] }).events.length >= 10, logText.slice(0, 300));
@@ -93,7 +94,7 @@ for (const storage of storages()) {
         withQuery(`${t.url}/page-reacts/v2/${tenantId}/list`, { urlId, id: 'heart' }),
         withQuery(`${t.url}/poll-votes/v1/${tenantId}`, { commentId: root._id }),
       ]) {
-        const r = await fetch(url);
+        const r = await checkedFetch(url);
         const text = await r.text();
         assert.equal(r.status, 200, `${url}: ${text}`);
         assertClean(url, text);

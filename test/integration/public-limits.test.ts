@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { pageTopic } from '../../actors/live/live-events.js';
 import { clock } from '../../engine/clock.js';
 import { startTestServer, storages, type TestServer, UNLIMITED_PUBLIC, withQuery } from '../fixtures/server.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 import { outcome, recordEvents } from './page-helpers.js';
 
 interface Answer {
@@ -21,7 +22,7 @@ interface Answer {
 }
 
 async function call(t: TestServer, method: string, path: string, query: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(withQuery(`${t.url}${path}`, query), { method, headers: { origin: 'https://blog.example', ...headers } });
+  const res = await checkedFetch(withQuery(`${t.url}${path}`, query), { method, headers: { origin: 'https://blog.example', ...headers } });
   const text = await res.text();
   const setCookie = res.headers.get('set-cookie');
   return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: res.headers, cookie: setCookie ? setCookie.split(';')[0] : undefined };
@@ -160,19 +161,19 @@ for (const storage of storages()) {
     });
 
     test('no CORS for Origin: null; the session cookie is Secure behind an https proxy, however it says so', async () => {
-      const nullOrigin = await fetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { headers: { origin: 'null', ...from('10.6.0.1') } });
+      const nullOrigin = await checkedFetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { headers: { origin: 'null', ...from('10.6.0.1') } });
       assert.equal(nullOrigin.headers.get('access-control-allow-origin'), null);
       assert.equal(nullOrigin.headers.get('access-control-allow-credentials'), null);
-      const preflight = await fetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { method: 'OPTIONS', headers: { origin: 'null', 'access-control-request-method': 'POST' } });
+      const preflight = await checkedFetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { method: 'OPTIONS', headers: { origin: 'null', 'access-control-request-method': 'POST' } });
       assert.equal(preflight.headers.get('access-control-allow-origin'), null);
-      const real = await fetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { headers: { origin: 'https://blog.example', ...from('10.6.0.2') } });
+      const real = await checkedFetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { headers: { origin: 'https://blog.example', ...from('10.6.0.2') } });
       assert.equal(real.headers.get('access-control-allow-origin'), 'https://blog.example');
       const proxies: Record<string, string>[] = [{ 'x-forwarded-proto': 'HTTPS' }, { 'x-forwarded-proto': 'https' }, { forwarded: 'for=10.6.1.3;proto=https' }, { forwarded: 'For=10.6.1.4;Proto=HTTPS' }];
       for (const [i, headers] of proxies.entries()) {
-        const r = await fetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { headers: { ...from(`10.6.1.${i}`), ...headers } });
+        const r = await checkedFetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { headers: { ...from(`10.6.1.${i}`), ...headers } });
         assert.match(r.headers.get('set-cookie') ?? '', /; SameSite=None; Secure/, JSON.stringify(headers));
       }
-      const plain = await fetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { headers: from('10.6.2.1') });
+      const plain = await checkedFetch(withQuery(`${t.url}${likes}`, { urlId: '/cors' }), { headers: from('10.6.2.1') });
       assert.match(plain.headers.get('set-cookie') ?? '', /SameSite=Lax/);
     });
   });
@@ -189,9 +190,9 @@ for (const storage of storages()) {
     test('every public route, /sub included, counts against one budget per client', async () => {
       const path = `/page-reacts/v1/likes/${t.tenant.tenantId}`;
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await fetch(withQuery(`${t.url}${path}`, { urlId: '/r' }))).status);
+      for (let i = 0; i < 5; i++) statuses.push((await checkedFetch(withQuery(`${t.url}${path}`, { urlId: '/r' }))).status);
       assert.deepEqual(statuses, [200, 200, 200, 200, 200]);
-      const limited = await fetch(withQuery(`${t.url}/event-log/${t.tenant.tenantId}`, { urlId: '/r', startTime: '0' }));
+      const limited = await checkedFetch(withQuery(`${t.url}/event-log/${t.tenant.tenantId}`, { urlId: '/r', startTime: '0' }));
       assert.equal(limited.status, 429);
       assert.ok(Number(limited.headers.get('retry-after')) >= 1);
       // The API is not a public route: keys are charged credits instead.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 for (const storage of storages()) {
   describe(`request validation on ${storage}`, () => {
@@ -63,7 +64,7 @@ for (const storage of storages()) {
     });
 
     test('an oversized body announced by Content-Length is refused before it is read', async () => {
-      const r = await fetch(`${t.url}/api/v1/domain-configs`, {
+      const r = await checkedFetch(`${t.url}/api/v1/domain-configs`, {
         method: 'POST',
         headers: { 'x-api-key': t.tenant.apiKey, 'x-tenant-id': t.tenant.tenantId, 'content-type': 'application/json' },
         body: JSON.stringify({ domain: 'x'.repeat(10_000) }),
@@ -80,7 +81,7 @@ for (const storage of storages()) {
           controller.close();
         },
       });
-      const r = await fetch(`${t.url}/api/v1/domain-configs`, {
+      const r = await checkedFetch(`${t.url}/api/v1/domain-configs`, {
         method: 'POST',
         headers: { 'x-api-key': t.tenant.apiKey, 'x-tenant-id': t.tenant.tenantId, 'content-type': 'application/json' },
         body: stream,

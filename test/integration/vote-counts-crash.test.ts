@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
 import { storages } from '../fixtures/server.js';
 import { withServerStorage } from '../fixtures/server-storage.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 
 const VOTES = 30;
 
@@ -18,7 +19,7 @@ for (const storage of storages()) {
       withServerStorage(storage, 'vote-counts-crash', async (env) => {
         const first = await spawnServer(env);
         const headers = demoHeaders(first);
-        const created = await fetch(`${first.url}/api/v1/comments`, {
+        const created = await checkedFetch(`${first.url}/api/v1/comments`, {
           method: 'POST',
           headers,
           body: JSON.stringify({ commenterName: 'Poster', comment: 'Vote on me #crashcounts', url: 'https://example.com/crash-votes', urlId: '/crash-votes', locale: 'en_us' }),
@@ -27,7 +28,7 @@ for (const storage of storages()) {
         const commentId = ((await created.json()) as { comment: { _id: string } }).comment._id;
         const statuses = await Promise.all(
           Array.from({ length: VOTES }, (_, i) =>
-            fetch(`${first.url}/api/v1/votes?commentId=${commentId}&direction=${i % 3 === 0 ? 'down' : 'up'}&userId=crash-voter-${i}`, { method: 'POST', headers }).then((r) => r.status),
+            checkedFetch(`${first.url}/api/v1/votes?commentId=${commentId}&direction=${i % 3 === 0 ? 'down' : 'up'}&userId=crash-voter-${i}`, { method: 'POST', headers }).then((r) => r.status),
           ),
         );
         assert.deepEqual(statuses, Array(VOTES).fill(200));
@@ -35,7 +36,7 @@ for (const storage of storages()) {
 
         const second = await spawnServer(env);
         try {
-          const res = await fetch(`${second.url}/api/v1/comments?hashTag=crashcounts`, { headers });
+          const res = await checkedFetch(`${second.url}/api/v1/comments?hashTag=crashcounts`, { headers });
           assert.equal(res.status, 200);
           const [found] = ((await res.json()) as { comments: { _id: string; votes: number; votesUp: number; votesDown: number }[] }).comments;
           assert.equal(found?._id, commentId);

@@ -111,6 +111,27 @@ for (const fixture of storeFixtures()) {
       assert.equal(await store.count('plain', {}), 0);
     });
 
+    it('applies runs of deletes in order with the writes around them, in batches of any length', async () => {
+      const docs = seedDocs(250);
+      await store.commit(docs.map((doc) => put('items', doc)));
+      // Deletes of existing and missing ids, one run longer than a hundred, between writes of the same ids.
+      await store.commit([
+        insert('items', { _id: 'fresh', group: 'g', rank: 1 }),
+        ...docs.slice(0, 150).map((doc) => del('items', doc._id)),
+        del('items', 'fresh'),
+        del('items', 'never-there'),
+        put('items', { ...docs[0]!, rank: 99 }),
+        del('items', docs[200]!._id),
+        patch('items', docs[1]!._id, { rank: 98 }),
+      ]);
+      assert.equal(await store.count('items', {}), 250 - 150 + 1 - 1);
+      assert.equal(await store.get('items', 'fresh'), undefined);
+      assert.equal((await store.get<Doc & { rank: number }>('items', docs[0]!._id))?.rank, 99, 'a put after its delete stands');
+      assert.equal(await store.get('items', docs[1]!._id), undefined, 'a patch of a deleted document does nothing');
+      assert.equal(await store.get('items', docs[200]!._id), undefined);
+      assert.ok(await store.get('items', docs[201]!._id));
+    });
+
     it('returns fresh copies and does not keep references to written documents', async () => {
       const doc = { _id: 'a', list: [1, 2], inner: { v: 1 }, group: 'g', rank: 1 };
       await store.commit([put('items', doc)]);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { changedComment, copyComment, type CommentDoc } from '../../../actors/page/comment-doc.js';
+import { publicComment } from '../../../actors/live/public-projection.js';
+import { changedComment, commentView, copyComment, type CommentDoc } from '../../../actors/page/comment-doc.js';
 
 /** A comment whose every field holds a value no other field holds. */
 function distinctComment(): CommentDoc {
@@ -24,5 +25,17 @@ describe('copying a comment', () => {
     assert.equal(changed.votes, 3);
     assert.equal(changed.approved, false);
     assert.deepEqual(doc, distinctComment());
+  });
+});
+
+describe('the wire shapes of a comment', () => {
+  test('the API view gives the date in epoch ms (APIComment), the live projection as ISO (PubSubComment)', () => {
+    const doc = { ...distinctComment(), _id: 'c1', date: '2024-05-01T10:00:00.000Z', hasPoll: false };
+    const view = commentView(doc, undefined);
+    assert.equal(view['date'], Date.UTC(2024, 4, 1, 10));
+    assert.equal(doc.date, '2024-05-01T10:00:00.000Z');
+    assert.equal(publicComment(view)['date'], '2024-05-01T10:00:00.000Z');
+    // Entries logged before the API view changed carry the ISO string already.
+    assert.equal(publicComment({ ...view, date: '2024-05-01T10:00:00.000Z' })['date'], '2024-05-01T10:00:00.000Z');
   });
 });

@@ -31,6 +31,10 @@ describe('comment rules', () => {
     assert.equal(checkDate(0), '1970-01-01T00:00:00.000Z');
     assert.equal(code(() => checkDate(-1)), 'invalid-date');
     assert.equal(code(() => checkDate(1e16)), 'invalid-date');
+    assert.equal(checkDate('2024-01-01T00:30:00+01:00'), '2023-12-31T23:30:00.000Z');
+    assert.equal(checkDate(1.9), '1970-01-01T00:00:00.001Z');
+    assert.equal(code(() => checkDate('1969-12-31T23:59:59Z')), 'invalid-date');
+    assert.equal(code(() => checkDate('not a date')), 'invalid-date');
     assert.equal(code(() => checkText(' \n ')), 'empty-comment');
   });
 
