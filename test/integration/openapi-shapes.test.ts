@@ -13,6 +13,7 @@ import { eventually } from '../fixtures/eventually.js';
 import { assertAnswer, assertComponent, findOperation, type Operation, validatedOperations, WireShapeError } from '../fixtures/openapi.js';
 import { type ApiResponse, startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { callIdentityOperations } from './identity-shapes.js';
+import { callNotifyOperations } from './notify-shapes.js';
 import { callWebhookOperations } from './webhook-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
@@ -194,6 +195,7 @@ for (const storage of storages()) {
 
       await callIdentityOperations(t);
       await callWebhookOperations(t);
+      await callNotifyOperations(t);
 
       const missing = implementedOperations()
         .filter((op) => !validatedOperations.has(op.id))
