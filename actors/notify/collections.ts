@@ -11,6 +11,8 @@ export const notifyCollections: readonly CollectionSpec[] = [
       { name: 'by_tenant_created', fields: ['tenantId', 'createdAt'] },
       { name: 'by_tenant_url_created', fields: ['tenantId', 'urlId', 'createdAt'] },
       { name: 'by_tenant_from_comment', fields: ['tenantId', 'fromCommentId'] },
+      // A deleted user's: the notifications it caused.
+      { name: 'by_tenant_from_user', fields: ['tenantId', 'fromUserId'] },
       // The sweeper's: what a year has passed on.
       { name: 'by_expire', fields: ['expireAt'] },
     ],
@@ -23,7 +25,7 @@ export const notifyCollections: readonly CollectionSpec[] = [
       { name: 'by_due', fields: ['dueAt'] },
     ],
   },
-  { name: C.optOuts, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
+  { name: C.optOuts, indexes: [{ name: 'by_recipient', fields: ['tenantId', 'recipient'] }] },
   {
     name: C.subscriptions,
     indexes: [

@@ -204,13 +204,15 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
       direct.add(recipient);
       deliveries.push({ doc: notificationOf(comment, recipient, type, related, now), email });
     };
-    // The reply digest is owed whatever the parent's author is: the email, an hour later, is
-    // sent only if the user then has an address and has not opted out.
-    const parentUserId = this.#job!.parentUserId;
-    if (comment.parentId !== null && parentUserId !== null) add(parentUserId, NOTIFICATION_TYPES.repliedToMe, comment.parentId, EMAIL_KINDS.replyDigest);
-    const mentioned = await this.#users((comment.mentions ?? []).map((m) => m.id));
-    for (const mention of comment.mentions ?? []) {
-      const user = mentioned.get(mention.id);
+    // Only known users (a record of this tenant) are notified directly. The reply digest is
+    // owed whatever the parent's author's settings: the email, an hour later, is sent only if
+    // the user then has an address and the opt-in.
+    const parentUserId = this.#job!.parentUserId ?? null;
+    const mentions = comment.mentions ?? [];
+    const users = await this.#users([...(parentUserId === null ? [] : [parentUserId]), ...mentions.map((m) => m.id)]);
+    if (comment.parentId !== null && parentUserId !== null && users.has(parentUserId)) add(parentUserId, NOTIFICATION_TYPES.repliedToMe, comment.parentId, EMAIL_KINDS.replyDigest);
+    for (const mention of mentions) {
+      const user = users.get(mention.id);
       if (user !== undefined) add(user._id, NOTIFICATION_TYPES.mentioned, comment._id, addressFor(user, EMAIL_KINDS.mention) === null ? null : EMAIL_KINDS.mention);
     }
     this.#direct = direct;

@@ -47,6 +47,9 @@ export const NOTIFICATION_TYPE_VALUES: readonly number[] = [0, 1, 2, 3, 4, 5, 6,
 /** The API's `NotificationObjectType`: what `relatedObjectId` names. */
 export const OBJECT_TYPES = { comment: 0, profile: 1, tenant: 2 } as const;
 
+/** Documents a deleted user's erasure removes per message (one commit). */
+export const ERASE_ROUND = 500;
+
 /** Notifications and counts live one year, then the sweeper removes them. */
 export const NOTIFICATION_TTL_MS = 365 * 24 * 60 * 60 * 1000;
 

@@ -38,16 +38,18 @@ export function emailDelay(kind: EmailKind, batchMs: number): number {
 
 /**
  * The address to email about notifications of this kind, or null: the user needs an email and
- * must not have opted out. Subscription emails follow `optedInSubscriptionNotifications` for
+ * the opt-in that applies. Subscription emails follow `optedInSubscriptionNotifications` for
  * single sign-on users and `optedInNotifications` for the others; replies and mentions follow
- * `optedInNotifications`. Unset means opted in.
+ * `optedInNotifications`. SSO and tenant users, whose records the API shows with these flags
+ * (unset shown as false), are emailed only once a flag is true; commenters (users made by a
+ * comment's email, whom no API shows the flag) are opted in unless it is false.
  */
 export function addressFor(user: UserDoc | null, kind: EmailKind): string | null {
   if (user === null || !user.email) return null;
   const subscription = kind !== EMAIL_KINDS.replyDigest && kind !== EMAIL_KINDS.mention;
-  const fields = user as unknown as Record<string, unknown>;
-  const optedIn = subscription && user.kind === 'sso' ? fields['optedInSubscriptionNotifications'] : user.optedInNotifications;
-  return optedIn === false ? null : user.email;
+  const optedIn = subscription && user.kind === 'sso' ? user.optedInSubscriptionNotifications : user.optedInNotifications;
+  if (user.kind === 'commenter') return optedIn === false ? null : user.email;
+  return optedIn === true ? user.email : null;
 }
 
 /** The link to a comment on its page (the widget scrolls to `fast-comments-jt`). */

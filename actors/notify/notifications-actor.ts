@@ -2,6 +2,7 @@ import { Actor, type ActorContext, type Handlers } from '../../engine/actor.js';
 import { clock, isoTime } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { log } from '../../engine/log.js';
+import type { WriteOp } from '../../storage/store.js';
 import { enqueueEmail } from '../../email/index.js';
 import { pageLocator } from '../page/locator.js';
 import { PageKind, pageActorId } from '../page/protocol.js';
@@ -14,6 +15,7 @@ import {
   EMAIL_KINDS,
   type EmailKind,
   emailLine,
+  ERASE_ROUND,
   MAX_FROM,
   NOTIFICATION_TTL_MS,
   NOTIFICATION_TYPES,
@@ -69,6 +71,8 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
   #digestDue: Map<EmailKind, number> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Infinity;
+  /** Set once the recipient's user was erased in this activation. */
+  #erased = false;
 
   constructor(ctx: ActorContext, options: NotifyOptions) {
     super(ctx);
@@ -86,6 +90,7 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
   readonly handlers: Handlers<NotificationsProtocol> = {
     add: async ({ deliveries, check }) => {
       let added = 0;
+      if (await this.#gone()) return { added };
       for (const { doc, email } of deliveries) {
         if (doc.tenantId !== this.#tenantId || doc.recipient !== this.#recipient) throw new ApiError('internal-error', 'notification sent to the wrong recipient');
         if (this.#written.has(doc._id)) continue;
@@ -99,7 +104,7 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
       return { added };
     },
 
-    mergeVote: async (merge) => this.#mergeVote(merge),
+    mergeVote: async (merge) => ((await this.#gone()) ? null : this.#mergeVote(merge)),
 
     getCount: () => this.#count,
 
@@ -122,7 +127,7 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
       if (optedOut !== undefined && optedOut !== doc.optedOut) {
         next = { ...next, optedOut };
         const opt = optOutId(this.#tenantId, this.#recipient, doc.relatedObjectId);
-        if (optedOut) this.put(C.optOuts, { _id: opt, tenantId: this.#tenantId, createdAt: isoTime(clock.now()) });
+        if (optedOut) this.put(C.optOuts, { _id: opt, tenantId: this.#tenantId, recipient: this.#recipient, createdAt: isoTime(clock.now()) });
         else this.remove(C.optOuts, opt);
       }
       if (next === doc) return doc;
@@ -153,11 +158,57 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
       }
       return null;
     },
+
+    erase: async () => {
+      this.#erased = true;
+      await this.commitNow([]);
+      const filter = { tenantId: this.#tenantId, recipient: this.#recipient };
+      const ops: WriteOp[] = [];
+      let more = false;
+      for (const collection of [C.notifications, C.emails, C.optOuts]) {
+        const docs = await this.store.find(collection, filter, { limit: ERASE_ROUND });
+        more ||= docs.length === ERASE_ROUND;
+        for (const doc of docs) ops.push({ op: 'delete', collection, id: doc._id });
+      }
+      if (this.#count !== null) ops.push({ op: 'delete', collection: C.counts, id: this.#count._id });
+      await this.commitNow(ops);
+      this.#count = null;
+      this.#docs.clear();
+      this.#digestDue = undefined;
+      return { more };
+    },
+
+    forgetSender: async ({ userId, ids, remove }) => {
+      for (const id of ids) {
+        const doc = await this.#doc(id);
+        if (doc === undefined || doc.fromUserId !== userId) continue;
+        if (remove && doc.fromCommentId !== null) {
+          this.remove(C.notifications, id);
+          this.remove(C.emails, id);
+          this.#docs.delete(id);
+          if (!doc.viewed) this.#changeCount(-1);
+          continue;
+        }
+        const fromUserIds = doc.fromUserIds?.filter((u) => u !== userId);
+        await this.#store({ ...doc, fromUserId: null, fromUserName: null, fromUserAvatarSrc: null, ...(fromUserIds !== undefined ? { fromUserIds } : {}) });
+      }
+      return null;
+    },
   };
 
   override onStop(): void {
     // An email still owed must wake a later activation: the timer outlives this one then.
     if (this.#timerAt === Infinity && this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+
+  /**
+   * Whether the recipient's user was erased in this activation and has no record now: a job or
+   * a vote that read the user before its deletion then adds nothing. (A later activation needs
+   * no check: what reads users after the deletion finds none.)
+   */
+  async #gone(): Promise<boolean> {
+    if (!this.#erased) return false;
+    return this.#userId === null || (await this.system.ask(UserKind, userActorId(this.#tenantId, this.#userId), 'get', null)) === null;
   }
 
   /** Writes a notification, remembering it until it is surely durable. */

@@ -64,6 +64,17 @@ export type NotificationsProtocol = {
   flushEmails: { in: null; out: null };
   /** Removes these notifications if they have expired (and the count, if it has). */
   expire: { in: { ids: readonly string[] }; out: null };
+  /**
+   * The recipient's user was deleted: removes a round of its notifications, owed emails and
+   * opt-outs, and its count; `more` until nothing is left. Later `add`s are dropped while the
+   * user has no record.
+   */
+  erase: { in: null; out: { more: boolean } };
+  /**
+   * A deleted user's mark on these notifications of the recipient (ones it caused): removed
+   * (`remove`, its comments are gone) or left without its name, id and avatar.
+   */
+  forgetSender: { in: { userId: string; ids: readonly string[]; remove: boolean }; out: null };
 };
 
 /** `notifications:<tenantId>:<recipient>` */
@@ -82,6 +93,8 @@ export type SubscriptionsProtocol = {
   create: { in: SubscriptionInput; out: SubscriptionDoc };
   update: { in: { id: string; notificationFrequency: number | null }; out: SubscriptionDoc };
   remove: { in: { id: string }; out: null };
+  /** The recipient's user was deleted: removes a round of its subscriptions; `more` until none is left. */
+  erase: { in: null; out: { more: boolean } };
 };
 
 /** `subscriptions:<tenantId>:<recipient>` */

@@ -3,7 +3,8 @@ import { clock, isoTime } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
 import { DuplicateKeyError } from '../../storage/errors.js';
-import { NOTIFY_COLLECTIONS as C, recipientOf, splitRecipientActorId } from './notification-doc.js';
+import type { WriteOp } from '../../storage/store.js';
+import { ERASE_ROUND, NOTIFY_COLLECTIONS as C, recipientOf, splitRecipientActorId } from './notification-doc.js';
 import type { SubscriptionsProtocol } from './protocol.js';
 import type { SubscriptionDoc } from './subscription-doc.js';
 
@@ -64,6 +65,13 @@ export class SubscriptionsActor extends Actor<SubscriptionsProtocol> {
       this.remove(C.subscriptions, id);
       this.#byPage.delete(current.urlId);
       return null;
+    },
+
+    erase: async () => {
+      const round = [...this.#byPage.values()].slice(0, ERASE_ROUND);
+      await this.commitNow(round.map((doc): WriteOp => ({ op: 'delete', collection: C.subscriptions, id: doc._id })));
+      for (const doc of round) this.#byPage.delete(doc.urlId);
+      return { more: this.#byPage.size > 0 };
     },
   };
 

@@ -63,6 +63,9 @@ export class VoteNotifyActor extends Actor<VoteNotifyProtocol> {
     const author = comment.userId;
     const votes = batch.filter((v) => v.userId !== author);
     if (votes.length === 0) return;
+    // Only a known user (a record of this tenant) hears of votes.
+    const authorUser = await this.system.ask(UserKind, userActorId(this.#tenantId, author), 'get', null);
+    if (authorUser === null) return;
     const recipient = recipientKey({ userId: author, anonUserId: null });
     if ((await this.store.get(C.optOuts, optOutId(this.#tenantId, recipient, comment._id))) !== undefined) return;
     const last = votes.at(-1)!;

@@ -41,6 +41,7 @@ const SSO_FIELDS = [
   'isAdmin',
   'isModerator',
   'optedInNotifications',
+  'optedInSubscriptionNotifications',
 ] as const satisfies readonly (keyof SsoUserFields & keyof UserDoc)[];
 
 /**

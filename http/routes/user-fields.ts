@@ -3,6 +3,7 @@
  * deletion query (`deleteComments`, `commentDeleteMode`).
  */
 import { eraseUser } from '../../actors/jobs/user-erase-actor.js';
+import { eraseRecipient } from '../../actors/notify/erase.js';
 import type { EraseMode } from '../../actors/page/page-erase.js';
 import { type ApiUserKind, type ApiWriteMode, type UserDoc, UserKind, userActorId } from '../../actors/user/protocol.js';
 import type { AppServices } from '../services.js';
@@ -60,10 +61,12 @@ export async function writeUser(app: AppServices, tenantId: string, userId: stri
 /** Deletes an SSO or tenant user, with its comments when the query asks (a durable job); answers the deleted user. */
 export async function deleteUser(app: AppServices, tenantId: string, userId: string, kind: ApiUserKind, query: DeleteUserQuery): Promise<UserDoc> {
   const mode = eraseModeOf(query);
-  if (mode === null) return app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind });
   const current = await app.system.ask(UserKind, userActorId(tenantId, userId), 'get', null);
   if (current === null || current.kind !== kind) throw new ApiError('not-found', `No ${kind === 'sso' ? 'SSO' : 'tenant'} user ${userId}.`);
-  return (await eraseUser(app.system, tenantId, userId, kind, mode)) ?? current;
+  if (mode !== null) return (await eraseUser(app.system, tenantId, userId, kind, mode)) ?? current;
+  // The comments stay; the user's notifications and subscriptions go with it (a retried DELETE finishes both).
+  await eraseRecipient(app.system, tenantId, userId);
+  return app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind });
 }
 
 /** Checks the names and email a body sets (they are shown to other people). */

@@ -7,7 +7,7 @@ import { assertWireShape } from '../fixtures/openapi.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { type Received, SmtpSink } from '../fixtures/smtp-sink.js';
 import { type LiveClient, subscribe } from '../unit/live/fixtures.js';
-import { apiAs, comment, jobsDone, nextEvent, nothingBefore, putUser } from './notify-helpers.js';
+import { apiAs, comment, jobsDone, nextEvent, nothingBefore } from './notify-helpers.js';
 import { outcome } from './page-helpers.js';
 
 interface Notification {
@@ -30,9 +30,12 @@ for (const storage of storages()) {
     let sink: SmtpSink;
     let other: ProvisionedTenant;
     let tenantId: string;
-    const alice = 'alice-id';
-    const bob = 'bob-id';
+    // Real user records: a commenter (made by a comment's email), a tenant user and SSO users.
+    let alice: string;
+    let bob: string;
     let carol: string;
+    let dan: string;
+    let erin: string;
     const sockets: LiveClient[] = [];
     const listen = async (userId: string, urlId: string, tenant = tenantId) => {
       const client = await subscribe(t, tenant, urlId, userId);
@@ -59,12 +62,21 @@ for (const storage of storages()) {
       t = await startTestServer(storage, { smtpUrl: sink.url });
       tenantId = t.tenant.tenantId;
       other = await t.addTenant();
-      carol = `${tenantId}:carol`;
-      await putUser(t, tenantId, alice, { username: 'alice', email: 'alice@example.org' });
-      await putUser(t, tenantId, bob, { username: 'bob', email: 'bob@example.org' });
-      await putUser(t, tenantId, carol, { kind: 'sso', username: 'carolj', displayName: 'Carol Jones', email: 'carol@example.org', optedInSubscriptionNotifications: false });
-      // Same user id, other tenant: must never hear of this tenant's notifications.
-      await putUser(t, other.tenantId, alice, { username: 'alice', email: 'other-alice@example.org' });
+      alice = (await comment(t, 'p0', { commenterName: 'alice', commenterEmail: 'alice@example.org', comment: 'Hi, I am Alice' }))['userId'] as string;
+      const tenantUser = async (body: Record<string, unknown>) => {
+        const r = await t.api<{ tenantUser: { id: string } }>('POST', '/api/v1/tenant-users', { body });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return r.body.tenantUser.id;
+      };
+      const ssoUser = async (body: Record<string, unknown>) => {
+        const r = await t.api('POST', '/api/v1/sso-users', { body });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return `${tenantId}:${String(body['id'])}`;
+      };
+      bob = await tenantUser({ username: 'bob', email: `bob-${tenantId}@example.org`, optedInNotifications: true });
+      erin = await tenantUser({ username: `erin-${tenantId}`, email: `erin-${tenantId}@example.org` });
+      carol = await ssoUser({ id: 'carol', username: 'carolj', displayName: 'Carol Jones', email: 'carol@example.org', optedInNotifications: true, optedInSubscriptionNotifications: false });
+      dan = await ssoUser({ id: 'dan', username: 'dan', email: 'dan@example.org', optedInSubscriptionNotifications: true });
     });
     after(async () => {
       for (const socket of sockets) socket.close();
@@ -133,14 +145,14 @@ for (const storage of storages()) {
       assert.equal(toCarol.mail.subject, 'dave mentioned you');
       assert.match(String(toCarol.mail.html), /Hey Carol Jones,/);
       assert.match(String(toCarol.mail.html), /fast-comments-jt=/);
-      await sink.waitFor(to('bob@example.org'), "Bob's mention email");
+      await sink.waitFor(to(`bob-${tenantId}@example.org`), "Bob's mention email");
       await eventually(async () => (await notifications({ userId: bob, type: 7 }))[0]?.sent === true, 30_000);
       assert.equal((await notifications({ userId: alice, type: 7 })).length, 0);
     });
 
     test('a new top-level comment notifies every subscriber of the page but its author; replies do not; emails follow the opt-ins', async () => {
       const subscribe3 = (body: Record<string, unknown>) => t.api<{ subscription: { id: string } }>('POST', '/api/v1/subscriptions', { body: { urlId: 'p3', url: 'https://example.com/p3', pageTitle: 'Page three', ...body } });
-      for (const userId of [alice, bob, carol]) {
+      for (const userId of [alice, bob, carol, dan, erin]) {
         const r = await subscribe3({ userId });
         assert.equal(r.status, 200, JSON.stringify(r.body));
         assertWireShape('CreateSubscription', r.body);
@@ -155,8 +167,10 @@ for (const storage of storages()) {
       const aliceWs = await listen(alice, 'p3');
       const bobWs = await listen(bob, 'p3');
       const carolWs = await listen(carol, 'p3');
+      const danWs = await listen(dan, 'p3');
+      const erinWs = await listen(erin, 'p3');
       const root = await comment(t, 'p3', { commenterName: 'alice', userId: alice, comment: 'News on page three', pageTitle: 'Page three' });
-      for (const client of [bobWs, carolWs]) {
+      for (const client of [bobWs, carolWs, danWs, erinWs]) {
         const event = await nextEvent(client);
         assert.equal((event['notification'] as { type: number; fromCommentId: string }).type, 3);
         assert.equal((event['notification'] as { fromCommentId: string }).fromCommentId, root._id);
@@ -168,15 +182,21 @@ for (const storage of storages()) {
       assert.equal((await nextEvent(aliceWs))['type'], 'notification');
       assert.equal((await nextEvent(aliceWs))['type'], 'notification-update');
       await jobsDone(t);
-      await nothingBefore(t, [aliceWs, bobWs, carolWs], 'p3');
-      assert.equal((await notifications({ type: 3 })).length, 2);
+      await nothingBefore(t, [aliceWs, bobWs, carolWs, danWs, erinWs], 'p3');
+      assert.equal((await notifications({ type: 3 })).length, 4);
 
-      const mail = await sink.waitFor((r) => to('bob@example.org')(r) && r.mail.subject === 'New comment on Page three', "Bob's subscription email");
+      const mail = await sink.waitFor((r) => to(`bob-${tenantId}@example.org`)(r) && r.mail.subject === 'New comment on Page three', "Bob's subscription email");
       assert.match(String(mail.mail.html), /News on page three/);
-      // Carol is a single sign-on user who opted out of subscription emails: her notification stays unsent, nothing owed.
-      const [carols] = await notifications({ userId: carol, type: 3 });
-      assert.equal(carols!.sent, false);
-      assert.equal(await t.server.services.store.count(NOTIFY_COLLECTIONS.emails, { recipient: `u:${carol}` }), 0);
+      // Dan, a single sign-on user, opted in to subscription emails (optedInSubscriptionNotifications).
+      await sink.waitFor((r) => to('dan@example.org')(r) && r.mail.subject === 'New comment on Page three', "Dan's subscription email");
+      // Carol (SSO) opted in to notifications but not to subscription emails; Erin, a tenant user,
+      // has not opted in to notifications: their notifications stay unsent, nothing owed.
+      for (const userId of [carol, erin]) {
+        const [got] = await notifications({ userId, type: 3 });
+        assert.equal(got!.sent, false);
+        assert.equal(await t.server.services.store.count(NOTIFY_COLLECTIONS.emails, { recipient: `u:${userId}` }), 0);
+      }
+      await eventually(async () => (await notifications({ userId: dan, type: 3 }))[0]?.sent === true, 30_000);
     });
 
     test('subscriptions: read one, change its frequency, delete it; other tenants and other users see none of it', async () => {
