@@ -41,6 +41,15 @@ const sampleComment = (commenterName: string, text: string) => ({
   url: 'https://example.com/some-page',
 });
 
+/** A list of comments (`name`: the local holding them), each with its page and link, and how many more there are. */
+const LISTED_COMMENTS = (name: string) => `<% for (const c of ${name}) { %>
+<blockquote style="border-left:3px solid #ccc;padding-left:12px"><b><%= c.commenterName %></b><% if (c.pageTitle) { %> <%= TEXT.ON %> <i><%= c.pageTitle %></i><% } %><br><%- c.commentHTML %><br><a href="<%= c.viewCommentUrl %>"><%= TEXT.VIEW %></a></blockquote>
+<% } %>
+<% if (moreCount > 0) { %><p><%= TEXT.MORE.replace('{{count}}', moreCount) %></p><% } %>`;
+
+/** A comment as notification emails list it. */
+const listedComment = (commenterName: string, text: string) => ({ ...sampleComment(commenterName, text), viewCommentUrl: 'https://example.com/some-page#fast-comments-jt=some-id' });
+
 /** Every definition, by id. */
 export const DEFINITIONS: readonly EmailTemplateDefinition[] = [
   {
@@ -178,6 +187,92 @@ ${COMMENT_QUOTE}
       username: 'alexander',
       tenantName: 'Example',
       loginUrl: 'https://example.com/auth/login-link/x',
+      unsubscribeUrl: 'https://example.com/unsubscribe',
+      locale: DEFAULT_LOCALE,
+    },
+  },
+  {
+    // The hourly batch of replies to a user's comments (docs/notifications.md).
+    emailTemplateId: 'comment-reply-digest',
+    defaultEJS: layout(`
+<h2><%= TEXT.INTRO %> <%= username %>,</h2>
+<p><%= TEXT.BODY.replace('{{count}}', replyCount) %></p>
+${LISTED_COMMENTS('replies')}`),
+    defaultTranslationsByLocale: {
+      en_us: {
+        SUBJECT: '<%= replyCount === 1 ? "A new reply to your comment" : replyCount + " new replies to your comments" %>',
+        INTRO: 'Hi',
+        BODY: 'New replies to your comments: {{count}}.',
+        ON: 'on',
+        VIEW: 'View the reply',
+        MORE: 'And {{count}} more.',
+        FOOTER: 'You receive this email because someone replied to your comment.',
+        UNSUBSCRIBE: 'Unsubscribe',
+      },
+    },
+    defaultTestData: {
+      username: 'winrid',
+      replyCount: 2,
+      replies: [listedComment('Devon', 'I agree with you.'), listedComment('Bob', 'Not so sure about that.')],
+      moreCount: 0,
+      unsubscribeUrl: 'https://example.com/unsubscribe',
+      locale: DEFAULT_LOCALE,
+    },
+  },
+  {
+    // A new top-level comment on a page the user subscribed to, emailed at once.
+    emailTemplateId: 'page-subscription-comment',
+    defaultEJS: layout(`
+<h2><%= TEXT.INTRO %> <%= username %>,</h2>
+<p><%= TEXT.BODY %> <b><%= pageTitle || url %></b></p>
+${COMMENT_QUOTE}
+<p><a href="<%= viewCommentUrl %>"><%= TEXT.VIEW %></a></p>`),
+    defaultTranslationsByLocale: {
+      en_us: {
+        SUBJECT: 'New comment on <%= pageTitle || url %>',
+        INTRO: 'Hi',
+        BODY: 'There is a new comment on a page you follow:',
+        VIEW: 'View the comment',
+        FOOTER: 'You receive this email because you subscribed to this page.',
+        UNSUBSCRIBE: 'Unsubscribe',
+      },
+    },
+    defaultTestData: {
+      comment: sampleComment('Alexander', 'First!'),
+      username: 'winrid',
+      pageTitle: 'Some Page Title',
+      url: 'https://example.com/some-page',
+      viewCommentUrl: 'https://example.com/some-page#fast-comments-jt=some-id',
+      unsubscribeUrl: 'https://example.com/unsubscribe',
+      locale: DEFAULT_LOCALE,
+    },
+  },
+  {
+    // New top-level comments on subscribed pages, gathered hourly or daily (`notificationFrequency`).
+    emailTemplateId: 'page-subscription-digest',
+    defaultEJS: layout(`
+<h2><%= TEXT.INTRO %> <%= username %>,</h2>
+<p><%= (daily ? TEXT.BODY_DAILY : TEXT.BODY_HOURLY).replace('{{count}}', commentCount) %></p>
+${LISTED_COMMENTS('comments')}`),
+    defaultTranslationsByLocale: {
+      en_us: {
+        SUBJECT: '<%= commentCount === 1 ? "A new comment" : commentCount + " new comments" %> on pages you follow',
+        INTRO: 'Hi',
+        BODY_HOURLY: 'New comments on pages you follow, this past hour: {{count}}.',
+        BODY_DAILY: 'New comments on pages you follow, today: {{count}}.',
+        ON: 'on',
+        VIEW: 'View the comment',
+        MORE: 'And {{count}} more.',
+        FOOTER: 'You receive this email because you subscribed to these pages.',
+        UNSUBSCRIBE: 'Unsubscribe',
+      },
+    },
+    defaultTestData: {
+      username: 'winrid',
+      commentCount: 2,
+      comments: [listedComment('Devon', 'Great article.'), listedComment('Bob', 'Thanks for writing this.')],
+      moreCount: 0,
+      daily: false,
       unsubscribeUrl: 'https://example.com/unsubscribe',
       locale: DEFAULT_LOCALE,
     },

@@ -72,6 +72,8 @@ export const SETTINGS = {
   emailTenantQueueLimit: setting('EMAIL_TENANT_QUEUE_LIMIT', '--email-tenant-queue-limit', 10_000, int, 'Emails of one tenant waiting to be sent before more are refused.'),
   templateWorkers: setting('TEMPLATE_WORKERS', '--template-workers', 2, int, 'Worker threads rendering email templates.'),
   templateMemoryMb: setting('TEMPLATE_MEMORY_MB', '--template-memory-mb', 64, int, 'Heap limit of each template worker, MB.'),
+  notificationBatchMs: setting('NOTIFICATION_BATCH_MS', '--notification-batch-ms', 3_600_000, positive, 'The batch window of notification emails: replies to a user are emailed at most once per window, as are hourly subscription digests (daily ones wait 24 windows).'),
+  notificationFanoutBatch: setting('NOTIFICATION_FANOUT_BATCH', '--notification-fanout-batch', 500, positive, "Subscribers a new comment's fan-out notifies per step (one durable step at a time, resumed after a crash)."),
   webhookAllowPrivate: setting('WEBHOOK_ALLOW_PRIVATE', '--webhook-allow-private', false, bool, 'Let webhooks go to loopback, private and link-local addresses (tests, closed networks).'),
   webhookRetryMs: setting('WEBHOOK_RETRY_MS', '--webhook-retry-ms', 60_000, int, 'After the n-th failed attempt, a webhook delivery is retried after n times this.'),
   webhookMaxAttempts: setting('WEBHOOK_MAX_ATTEMPTS', '--webhook-max-attempts', 99, positive, 'Attempts before a webhook delivery is given up (it stays listed as pending).'),

@@ -146,6 +146,8 @@ export const ERRORS = {
   'email-template-limit': { status: 409, message: 'The tenant has as many email templates as it may.' },
   'email-queue-full': { status: 429, message: 'Too many emails of this tenant are waiting to be sent; nothing was changed. Retry later.' },
   'invalid-link': { status: 400, message: 'The link is not valid or has expired.' },
+  // Notifications and subscriptions
+  'subscription-exists': { status: 409, message: 'This user is already subscribed to this page.' },
   // Webhooks
   'webhook-limit': { status: 409, message: 'The tenant has as many webhook subscriptions as it may (50).' },
   'webhook-address-forbidden': { status: 400, message: 'The webhook url is, or resolves to, a loopback, private or link-local address.' },

@@ -14,6 +14,7 @@ import type { Config } from '../engine/config.js';
 import { EventBus } from '../engine/event-bus.js';
 import { log } from '../engine/log.js';
 import { createEmail } from '../email/index.js';
+import { createNotify } from '../actors/notify/index.js';
 import { createWebhooks } from '../webhooks/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
@@ -99,6 +100,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   registerActors(system);
   const email = createEmail(system, config);
+  const notify = createNotify(system, config);
   const webhooks = createWebhooks(system, bus, config);
   let cluster: ClusterNode | undefined;
   let writer: WriterLease | undefined;
@@ -135,6 +137,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
   email.start(port, secret);
+  notify.start();
   webhooks.start();
   const { resumed } = await startIdentityWork(system, store);
   startOAuthSweeps(system);
@@ -151,6 +154,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await cluster?.leave();
       // Sends under way are not waited for: unconfirmed, they are sent again after the next start.
       await email.close();
+      notify.close();
       webhooks.close();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });

@@ -6,7 +6,7 @@
  *   `timestamp` (ms) may be neither in the future (a minute of clock skew is allowed) nor older
  *   than 2 days. The user data carries `id` (required), `email`, `username`, `avatar`,
  *   `displayName`, `displayLabel`, `websiteUrl`, `groupIds`, `isAdmin`, `isModerator`,
- *   `optedInNotifications`, `isProfileActivityPrivate`. The user id is `<tenantId>:<id>`.
+ *   `optedInNotifications`, `optedInSubscriptionNotifications`, `isProfileActivityPrivate`. The user id is `<tenantId>:<id>`.
  * - Simple SSO: `{username, email, avatarSrc, websiteUrl}`, unverified. The user id is
  *   `<tenantId>:simple-<hash of the email, or of the username without one>`.
  *
@@ -85,6 +85,7 @@ function fieldsOf(data: Record<string, unknown>, avatarField: 'avatar' | 'avatar
     isAdmin: flag(data['isAdmin']),
     isModerator: flag(data['isModerator']),
     optedInNotifications: flag(data['optedInNotifications']),
+    optedInSubscriptionNotifications: flag(data['optedInSubscriptionNotifications']),
     isProfileActivityPrivate: flag(data['isProfileActivityPrivate']),
   };
   for (const key of Object.keys(fields)) if (fields[key] === undefined) delete fields[key];

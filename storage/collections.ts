@@ -2,6 +2,7 @@ import { emailOutboxCollections } from '../actors/email/outbox-actor.js';
 import { emailTemplateCollections } from '../actors/email/templates-actor.js';
 import { blockCollections } from '../actors/block/block-actor.js';
 import { hashTagCollections } from '../actors/hashtag/hashtag-actor.js';
+import { notifyCollections } from '../actors/notify/collections.js';
 import { pageCollections } from '../actors/page/collections.js';
 import { eventLogCollections } from '../actors/live/event-log-model.js';
 import { serverStateCollections } from '../actors/live/live-secret.js';
@@ -26,6 +27,7 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...pollCollections,
   ...emailTemplateCollections,
   ...emailOutboxCollections,
+  ...notifyCollections,
   ...webhookCollections,
   ...identityCollections,
 ];

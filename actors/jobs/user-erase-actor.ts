@@ -9,13 +9,18 @@
  * the comments a round erased no longer match the query of the next one (deleted, or
  * anonymized: their `userId` is gone), so no cursor is needed.
  *
- * Deadlock rules: it asks page, tenant and user actors; none of them ever asks it.
+ * The user's notification data goes in the last rounds (actors/notify/erase.ts), before the
+ * user itself.
+ *
+ * Deadlock rules: it asks page, tenant, user, notifications and subscriptions actors; none of
+ * them ever asks it.
  */
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { log } from '../../engine/log.js';
+import { eraseRecipientRound, forgetSenderRound } from '../notify/erase.js';
 import { COMMENTS, type CommentDoc } from '../page/comment-doc.js';
 import type { EraseMode } from '../page/page-erase.js';
 import { PageKind, pageActorId } from '../page/protocol.js';
@@ -77,7 +82,12 @@ export class UserEraseActor extends Actor<UserEraseProtocol> {
       // Refused (tenant-deleted) once the tenant's deletion began: that deletion takes the comments.
       await this.system.ask(TenantKind, this.#tenantId, 'read', null);
       const comments = await this.store.find<CommentDoc>(COMMENTS, { tenantId: this.#tenantId, userId: this.#userId }, { limit: ROUND });
-      if (comments.length === 0) return this.#finish(job);
+      if (comments.length === 0) {
+        // Then what the user caused in others' notifications, and what it received, a round per step.
+        const forgotten = await forgetSenderRound(this.system, this.store, this.#tenantId, this.#userId, job.mode === 'remove');
+        if (forgotten > 0 || (await eraseRecipientRound(this.system, this.#tenantId, this.#userId))) return { done: false, user: null, erased: job.erased };
+        return this.#finish(job);
+      }
       const byPage = new Map<string, string[]>();
       for (const doc of comments) {
         const ids = byPage.get(doc.urlId);

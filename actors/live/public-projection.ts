@@ -90,14 +90,54 @@ export function publicVote(vote: Readonly<Record<string, unknown>>): Record<stri
   };
 }
 
+/** `UserNotification` fields a notification event carries (user ids left out: they stay with the server). */
+const NOTIFICATION_FIELDS = [
+  '_id',
+  'tenantId',
+  'urlId',
+  'url',
+  'pageTitle',
+  'relatedObjectType',
+  'relatedObjectId',
+  'viewed',
+  'isUnreadMessage',
+  'sent',
+  'createdAt',
+  'type',
+  'fromCommentId',
+  'fromVoteId',
+  'fromUserName',
+  'fromUserAvatarSrc',
+  'optedOut',
+  'count',
+  'relatedIds',
+  'fromUserNames',
+] as const;
+
 /**
- * The event as public outputs may carry it: its comment and vote projected, and no top-level
- * `userId`. Other fields are the server's own (types, counts, ids of the page's objects).
+ * A notification as its recipient's widget may see it. It travels only on the recipient's own
+ * channel (`userIdWS`), but ids of users (the recipient's and the actors') are left out all
+ * the same: a site's single sign-on ids are often its own account ids or emails.
+ */
+export function publicNotification(notification: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of NOTIFICATION_FIELDS) {
+    const value = notification[field];
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+/**
+ * The event as public outputs may carry it: its comment, vote and notification projected, and
+ * no top-level `userId`. Other fields are the server's own (types, counts, ids of the page's
+ * objects).
  */
 export function publicEvent(event: LiveEvent): LiveEvent {
-  if (event.comment === undefined && event.vote === undefined && event.userId === undefined) return event;
+  if (event.comment === undefined && event.vote === undefined && event.userId === undefined && event['notification'] === undefined) return event;
   const { userId: _private, ...out } = event as LiveEvent & Record<string, unknown>;
   if (event.comment !== undefined) out['comment'] = publicComment(event.comment);
   if (event.vote !== undefined) out['vote'] = publicVote(event.vote);
+  if (event['notification'] !== undefined) out['notification'] = publicNotification(event['notification'] as Record<string, unknown>);
   return out as LiveEvent;
 }

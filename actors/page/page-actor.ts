@@ -148,6 +148,25 @@ export class PageActor extends Actor<PageProtocol> {
     patchComment: async (request) => patchComment(this.#host, await this.#own(request.commentId), request),
     deleteComment: async ({ commentId, isLive, webhooks }) => deleteComment(this.#host, await this.#own(commentId), isLive, webhooks),
     eraseUserComments: (request) => eraseUserComments(this.#host, request),
+    markParentNotified: ({ commentIds }) => {
+      const missing: string[] = [];
+      for (const id of commentIds) {
+        const doc = this.#state.comments.get(id);
+        if (doc === undefined) missing.push(id);
+        else if (!doc.notificationSentForParent) saveComment(this.#host, changedComment(doc, { notificationSentForParent: true }));
+      }
+      return { missing };
+    },
+    unnotifiedReplies: ({ commentIds }) => {
+      const owed: string[] = [];
+      const missing: string[] = [];
+      for (const id of commentIds) {
+        const doc = this.#state.comments.get(id);
+        if (doc === undefined) missing.push(id);
+        else if (!doc.notificationSentForParent) owed.push(id);
+      }
+      return { owed, missing };
+    },
 
     adopt: async ({ commentIds, isLive }) => {
       await this.commitNow([]);

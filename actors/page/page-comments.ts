@@ -6,6 +6,7 @@ import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
 import { HashTagKind } from '../hashtag/protocol.js';
+import { notifyJob as notifyJobOf } from '../notify/job-doc.js';
 import { pollUpdateEvent } from '../poll/poll-events.js';
 import { createPoll, POLL_COLLECTIONS, type PollDoc, pollView } from '../poll/poll-model.js';
 import { UserKind, userActorId, UsernameKind, usernameActorId } from '../user/protocol.js';
@@ -21,7 +22,7 @@ import { WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { judgeSpam, repeatKey } from './spam.js';
 
 /** `createComment`: checks the page's rules, then stores the comment (and its poll) in one batch. */
-export async function createComment(host: PageHost, { input, settings, isLive, doSpamCheck, webhooks }: PageProtocol['createComment']['in']): Promise<CreatedComment> {
+export async function createComment(host: PageHost, { input, settings, isLive, doSpamCheck, notify, webhooks }: PageProtocol['createComment']['in']): Promise<CreatedComment> {
   const { state } = host;
   if (settings.readonly || state.page?.isClosed) throw new ApiError('page-readonly');
   if (input.parentId === null && settings.noNewRootComments) throw new ApiError('no-new-root-comments');
@@ -125,6 +126,13 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     host.insert(POLL_COLLECTIONS.polls, poll);
     state.polls.set(id, pollView(poll));
   }
+  // The record that its notifications are owed, durable with it; the job works off this actor.
+  const parentUserId = input.parentId === null ? null : (state.comments.get(input.parentId)?.userId ?? null);
+  const notifyJob = notify !== false && mayNotify(doc, parentUserId);
+  if (notifyJob) {
+    const job = notifyJobOf(state.tenantId, state.urlId, id, parentUserId, now);
+    host.insert(job.collection, job.doc);
+  }
   state.restructure();
   syncPage(host, { title: input.pageTitle, url: input.url });
   if (tags.keys.length > 0 && !settings.disableAutoHashTagCreation) {
@@ -134,7 +142,17 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
   if (isLive && isVisible(doc)) host.publish(commentEvent('new-comment', view));
   // A poll reaches widgets live whatever `isLive` says (inside new-comment when it is set).
   else if (poll !== null && isVisible(doc)) host.publish(pollUpdateEvent(id, state.urlId, poll, now));
-  return { comment: view, user };
+  return { comment: view, user, notifyJob };
+}
+
+/**
+ * Whether a new comment may notify anyone: a visible top-level comment (the page may have
+ * subscribers), a reply to another author's comment, or one that mentions someone.
+ */
+function mayNotify(doc: CommentDoc, parentUserId: string | null): boolean {
+  if (!isVisible(doc)) return false;
+  if (doc.parentId === null || (doc.mentions?.length ?? 0) > 0) return true;
+  return parentUserId !== null && parentUserId !== doc.userId;
 }
 
 /** `deleteComment`: the comment and every reply under it, with their votes, flags and polls. */

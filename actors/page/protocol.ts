@@ -66,6 +66,8 @@ export interface CreateCommentRequest {
   readonly settings: Settings;
   readonly isLive: boolean;
   readonly doSpamCheck: boolean;
+  /** False: the comment notifies no one (`populateNotifications=false`). Default true. */
+  readonly notify?: boolean;
   readonly webhooks: WebhookTargets;
 }
 
@@ -83,6 +85,8 @@ export interface SessionUser {
 export interface CreatedComment {
   readonly comment: Record<string, unknown>;
   readonly user: SessionUser | null;
+  /** True when a notification job was written with the comment: the caller starts it (`NotifyJobKind`). */
+  readonly notifyJob?: boolean;
 }
 
 /** `UpdatableCommentParams` as validated by the route (only the fields given). */
@@ -172,6 +176,13 @@ export type PageProtocol = {
   getComment: { in: { commentId: string }; out: Record<string, unknown> };
   createComment: { in: CreateCommentRequest; out: CreatedComment };
   patchComment: { in: PatchCommentRequest; out: PatchedComment };
+  /**
+   * Marks replies `notificationSentForParent` (their parent's author was emailed about them);
+   * answers the ids this page does not hold.
+   */
+  markParentNotified: { in: { commentIds: readonly string[] }; out: { missing: string[] } };
+  /** Of these replies, those this page holds that are not yet `notificationSentForParent`, and those it does not hold. */
+  unnotifiedReplies: { in: { commentIds: readonly string[] }; out: { owed: string[]; missing: string[] } };
   /** Removes the comment and every reply under it. */
   deleteComment: { in: { commentId: string; isLive: boolean; webhooks: WebhookTargets }; out: { deletedCount: number } };
   /**

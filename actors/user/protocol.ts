@@ -31,6 +31,8 @@ export interface UserDoc extends Doc {
   isAdmin?: boolean;
   isModerator?: boolean;
   optedInNotifications?: boolean;
+  /** SSO users: subscription emails are sent only while true (docs/notifications.md). */
+  optedInSubscriptionNotifications?: boolean;
   /**
    * SSO users: true when made or last changed by a signed (secure) payload. Unsigned (simple)
    * payloads may only change users that simple single sign-on made. Absent on users stored
@@ -56,6 +58,7 @@ export interface SsoUserFields {
   readonly isAdmin?: boolean | null;
   readonly isModerator?: boolean | null;
   readonly optedInNotifications?: boolean | null;
+  readonly optedInSubscriptionNotifications?: boolean | null;
   readonly isProfileActivityPrivate?: boolean | null;
 }
 

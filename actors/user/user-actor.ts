@@ -16,6 +16,9 @@ export const userCollections: readonly CollectionSpec[] = [
   {
     name: USERS,
     indexes: [
+      // `@mentions` name users by display name or username.
+      { name: 'by_tenant_display_name', fields: ['tenantId', 'displayName'] },
+      { name: 'by_tenant_username', fields: ['tenantId', 'username'] },
       { name: 'by_tenant', fields: ['tenantId'] },
       { name: 'by_tenant_email', fields: ['tenantId', 'email'] },
       // `GET /api/v1/sso-users` and `/tenant-users` order.
@@ -38,6 +41,7 @@ const SSO_FIELDS = [
   'isAdmin',
   'isModerator',
   'optedInNotifications',
+  'optedInSubscriptionNotifications',
 ] as const satisfies readonly (keyof SsoUserFields & keyof UserDoc)[];
 
 /**

@@ -15,6 +15,7 @@ import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
 import { freeForm } from '../validation.js';
 import { countModeration, patchCounts } from '../moderation-counts.js';
 import { sendWelcome, welcomeAddress } from './comment-emails.js';
+import { startNotifyJob, withMentions } from './comment-notifications.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
 export interface ListParams {
@@ -388,14 +389,18 @@ export const commentRoutes = [
       };
       const settings = await tenantSettings(app.system, tenantId, urlId);
       const welcome = query.sendEmails === true ? await welcomeAddress(app, tenantId, input) : null;
+      const notify = query.populateNotifications !== false;
       const created = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'createComment', {
-        input,
+        input: notify ? await withMentions(app, tenantId, input) : input,
         settings,
         isLive: query.isLive === true,
         doSpamCheck: query.doSpamCheck === true,
+        notify,
         webhooks: await webhookTargets(app.system, tenantId),
       });
-      pageLocator(app.system).remember('comment', tenantId, String(created.comment['_id']), urlId);
+      const commentId = String(created.comment['_id']);
+      pageLocator(app.system).remember('comment', tenantId, commentId, urlId);
+      if (created.notifyJob === true) startNotifyJob(app.system, tenantId, commentId);
       if (welcome !== null) await sendWelcome(app, tenantId, created, welcome);
       return { comment: created.comment, user: created.user };
     },

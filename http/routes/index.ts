@@ -9,10 +9,12 @@ import { emailTemplateRoutes } from './email-templates.js';
 import { hashTagRoutes } from './hash-tags.js';
 import { healthRoutes } from './health.js';
 import { meRoutes } from './me.js';
+import { notificationRoutes } from './notifications.js';
 import { pageReactRoutes } from './page-reacts.js';
 import { pageRoutes } from './pages.js';
 import { pollVoteRoutes } from './poll-votes.js';
 import { pollRoutes } from './polls.js';
+import { subscriptionRoutes } from './subscriptions.js';
 import { tenantDailyUsageRoutes } from './tenant-daily-usage.js';
 import { userRoutes } from './users.js';
 import { voteRoutes } from './votes.js';
@@ -43,6 +45,8 @@ export const ROUTES: readonly AnyRoute[] = [
   ...aggregateRoutes,
   ...emailTemplateRoutes,
   ...emailLinkRoutes,
+  ...notificationRoutes,
+  ...subscriptionRoutes,
   ...webhookRoutes,
   ...pendingWebhookEventRoutes,
   ...identityRoutes,

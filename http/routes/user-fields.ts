@@ -3,6 +3,7 @@
  * deletion query (`deleteComments`, `commentDeleteMode`).
  */
 import { eraseUser } from '../../actors/jobs/user-erase-actor.js';
+import { eraseRecipient } from '../../actors/notify/erase.js';
 import type { EraseMode } from '../../actors/page/page-erase.js';
 import { type ApiUserKind, type ApiWriteMode, type UserDoc, UserKind, userActorId } from '../../actors/user/protocol.js';
 import { revokeUserGrants } from '../oauth/user-grants.js';
@@ -63,10 +64,12 @@ export async function deleteUser(app: AppServices, tenantId: string, userId: str
   const mode = eraseModeOf(query);
   // The applications the user connected stop working with the user (before it goes, so a retry finds them).
   if (kind === 'tenant') await revokeUserGrants(app, tenantId, userId);
-  if (mode === null) return app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind });
   const current = await app.system.ask(UserKind, userActorId(tenantId, userId), 'get', null);
   if (current === null || current.kind !== kind) throw new ApiError('not-found', `No ${kind === 'sso' ? 'SSO' : 'tenant'} user ${userId}.`);
-  return (await eraseUser(app.system, tenantId, userId, kind, mode)) ?? current;
+  if (mode !== null) return (await eraseUser(app.system, tenantId, userId, kind, mode)) ?? current;
+  // The comments stay; the user's notifications and subscriptions go with it (a retried DELETE finishes both).
+  await eraseRecipient(app.system, tenantId, userId);
+  return app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind });
 }
 
 /** Checks the names and email a body sets (they are shown to other people). */

@@ -1,3 +1,4 @@
+import { notifyUpvote } from '../../actors/notify/index.js';
 import { pageLocator } from '../../actors/page/locator.js';
 import { actorKey, NotOnThisPage, PageKind, pageActorId } from '../../actors/page/protocol.js';
 import { VOTE_DIRECTION } from '../../actors/page/vote-doc.js';
@@ -59,6 +60,8 @@ async function askToVote(app: AppServices, tenantId: string, urlId: string, sett
     locator.forget('comment', tenantId, commentId);
     ({ voteId } = await locator.ask('comment', tenantId, commentId, 'vote', payload, invalidComment(commentId)));
   }
+  // The vote is durable: its comment's author hears of it in the background.
+  if (direction > 0) notifyUpvote(app.system, tenantId, commentId, voteId, by.userId);
   return { status: 'success', voteId, isVerified: true, user: { sessionId: null } };
 }
 

@@ -14,6 +14,7 @@ import { assertAnswer, assertComponent, findOperation, type Operation, validated
 import { type ApiResponse, startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { callIdentityOperations } from './identity-shapes.js';
 import { authorize, oauthFixture, type OAuthFixture, register } from './oauth-helpers.js';
+import { callNotifyOperations } from './notify-shapes.js';
 import { callWebhookOperations } from './webhook-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
@@ -189,6 +190,7 @@ async function callEveryOperation(t: TestServer): Promise<void> {
 
   await callIdentityOperations(t);
   await callWebhookOperations(t);
+  await callNotifyOperations(t);
 
   const missing = implementedOperations()
     .filter((op) => !validatedOperations.has(op.id))
