@@ -10,9 +10,10 @@ import { fanout } from './fanout.js';
 import { httpBearer } from './http-bearer.js';
 import { httpMe } from './http-me.js';
 import { pollVotes } from './poll-votes.js';
+import { notifyFanout } from './notify-fanout.js';
 import { userErase } from './user-erase.js';
 import { votesPost } from './votes-post.js';
 import { webhooks } from './webhooks.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout];
