@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { processCpuSeconds } from '../lib/cpu.js';
+import { callApi as api } from '../lib/api.js';
 import type { ServerProcess } from '../lib/processes.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
@@ -17,17 +18,6 @@ const IN_FLIGHT = 16;
 const ROUNDS = 5;
 const FOLLOWED = 'bench-followed';
 const QUIET = 'bench-quiet';
-
-async function api<T = Record<string, unknown>>(server: ServerProcess, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...server.authHeaders, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
 
 async function subscribeAll(server: ServerProcess, progress: (m: string) => void): Promise<void> {
   let next = 0;

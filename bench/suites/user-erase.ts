@@ -11,6 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { processCpuSeconds } from '../lib/cpu.js';
+import { callApi as api } from '../lib/api.js';
 import type { ServerProcess } from '../lib/processes.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
@@ -20,17 +21,6 @@ const PAGES = Number(process.env['USER_ERASE_PAGES'] ?? 1_000);
 const MAX_ACTORS = process.env['USER_ERASE_MAX_ACTORS'];
 const IN_FLIGHT = 16;
 const MB = 1024 * 1024;
-
-async function api(server: ServerProcess, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...server.authHeaders, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
 
 /** An SSO user with `COMMENTS` comments spread over `PAGES` pages. */
 async function author(server: ServerProcess, id: string, progress: (m: string) => void): Promise<void> {
