@@ -113,9 +113,27 @@ export function renderInput(
   return { ejs: template?.ejs ?? definition.defaultEJS, subject: text['SUBJECT'] ?? '', data: { ...data, TEXT: text } };
 }
 
-/** The test data a template is checked with: its own, else its definition's. */
+/**
+ * The test data a template is checked with: the caller's merged over its definition's, so
+ * a preview or a check never fails on a field (often one the subject reads) the caller did
+ * not send. Plain objects merge key by key at every depth; any other value replaces.
+ */
 export function testDataOf(definition: EmailTemplateDefinition, testData: Record<string, unknown> | undefined): Record<string, unknown> {
-  return testData !== undefined && Object.keys(testData).length > 0 ? testData : { ...definition.defaultTestData };
+  return mergeOver(definition.defaultTestData, testData ?? {});
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function mergeOver(base: Readonly<Record<string, unknown>>, over: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  // Object.fromEntries defines own properties: a `__proto__` key from JSON stays a plain key.
+  const merged = Object.fromEntries(Object.entries(base)) as Record<string, unknown>;
+  const entries: [string, unknown][] = Object.entries(over).map(([key, value]) => {
+    const under = Object.hasOwn(merged, key) ? merged[key] : undefined;
+    return [key, isPlainObject(under) && isPlainObject(value) ? mergeOver(under, value) : value];
+  });
+  return Object.fromEntries([...Object.entries(merged), ...entries]) as Record<string, unknown>;
 }
 
 /** The locale a template is checked in: the test data's, else the default. */

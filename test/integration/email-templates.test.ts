@@ -122,12 +122,12 @@ for (const storage of storages()) {
       assert.deepEqual(await list(), [], 'nothing stored');
       assert.equal((await server.api('GET', '/healthz', { auth: 'none' })).status, 200);
 
-      const good = await create({ emailTemplateId: MENTION, displayName: 'good', ejs: 'Hi <%= username %>' });
+      const good = await create({ emailTemplateId: MENTION, displayName: 'good', ejs: 'Hi <%= username.toUpperCase() %>' });
       const broken = await server.api<{ code: string; secondaryCode: string }>('PATCH', `/api/v1/email-templates/${good.body.emailTemplate._id}`, { body: { ejs: '<%= username.nope.deeper %>' } });
       assert.equal(broken.body.secondaryCode, 'render-error', 'an update is rendered too');
       const kept = await server.api<{ emailTemplate: Template }>('GET', `/api/v1/email-templates/${good.body.emailTemplate._id}`);
-      assert.equal(kept.body.emailTemplate.ejs, 'Hi <%= username %>', 'a refused update changes nothing');
-      const wrongData = await server.api<{ secondaryCode: string }>('PATCH', `/api/v1/email-templates/${good.body.emailTemplate._id}`, { body: { testData: { other: 1 } } });
+      assert.equal(kept.body.emailTemplate.ejs, 'Hi <%= username.toUpperCase() %>', 'a refused update changes nothing');
+      const wrongData = await server.api<{ secondaryCode: string }>('PATCH', `/api/v1/email-templates/${good.body.emailTemplate._id}`, { body: { testData: { username: 7 } } });
       assert.equal(wrongData.body.secondaryCode, 'render-error', 'test data the template cannot render with is refused');
       await server.api('DELETE', `/api/v1/email-templates/${good.body.emailTemplate._id}`);
     });
@@ -143,6 +143,26 @@ for (const storage of storages()) {
       assert.equal(defaults.body.html, 'winrid', 'the definition\'s test data when none is given');
       const bad = await server.api<{ code: string }>('POST', '/api/v1/email-templates/render', { body: { emailTemplateId: MENTION, ejs: '<% for(;;){} %>' } });
       assert.equal(bad.body.code, 'does-not-render');
+    });
+
+    test('given test data completes the definition\'s: a preview or a template never fails on a field the caller did not send', async () => {
+      // The subject of commenter-verify-post reads `domain`, which this test data lacks.
+      const preview = await server.api<{ html: string; code?: string; reason?: string }>('POST', '/api/v1/email-templates/render', {
+        body: { emailTemplateId: 'commenter-verify-post', ejs: '<p>Hi <%= who %>!</p>', testData: { who: 'Zed' } },
+      });
+      assert.equal(preview.status, 200, JSON.stringify(preview.body));
+      assertWireShape('RenderEmailTemplate', preview.body);
+      assert.equal(preview.body.html, '<p>Hi Zed!</p>');
+      const nested = await server.api<{ html: string }>('POST', '/api/v1/email-templates/render', {
+        body: { emailTemplateId: MENTION, ejs: '<%= comment.commenterName %> on <%= comment.url %>', testData: { comment: { commenterName: 'Zoe' } } },
+      });
+      assert.equal(nested.status, 200, JSON.stringify(nested.body));
+      assert.match(nested.body.html, /^Zoe on https?:\/\//, 'nested objects are completed too');
+      const stored = await create({ emailTemplateId: 'commenter-verify-post', displayName: 'partial data', ejs: '<p>Hi <%= who %>!</p>', testData: { who: 'Zed' } });
+      assert.equal(stored.status, 200, JSON.stringify(stored.body));
+      const patched = await server.api<{ emailTemplate: Template }>('PATCH', `/api/v1/email-templates/${stored.body.emailTemplate._id}`, { body: { testData: { who: 'Ann' } } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      await server.api('DELETE', `/api/v1/email-templates/${stored.body.emailTemplate._id}`);
     });
 
     test('render errors of a template: listed and deleted; other tenants see nothing', async () => {
