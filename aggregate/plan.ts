@@ -72,6 +72,11 @@ export interface AggregationPlan {
   readonly sort?: { readonly key: string; readonly dir: 'asc' | 'desc' };
   /** Documents per storage batch. */
   readonly batchSize: number;
+  /**
+   * The top-level stored fields the operations, groups and checks read: storage hands out only
+   * these (and `_id`), so memory goes to the aggregation's own state, not to the documents.
+   */
+  readonly fields: readonly string[];
 }
 
 /** A refusal decided in the worker, with an error code of the catalog. */

@@ -7,7 +7,7 @@
  */
 import { ApiError } from '../engine/errors.js';
 import type { FieldCondition, Filter, Scalar } from '../storage/store.js';
-import { AGGREGATABLE, AGGREGATABLE_NAMES, type ResourceSpec } from './resources.js';
+import { AGGREGATABLE, AGGREGATABLE_NAMES, NOT_STORED_NAMES, type ResourceSpec } from './resources.js';
 import type {
   AggregationOp,
   AggregationPlan,
@@ -92,6 +92,13 @@ function pushDown(filter: Record<string, FieldCondition>, pushed: Set<string>, k
 export function compileAggregation(request: AggregationRequest, scope: AggregationScope): AggregationPlan {
   const resourceName = request.resourceName;
   const resource = Object.hasOwn(AGGREGATABLE, resourceName) ? AGGREGATABLE[resourceName] : undefined;
+  if (!resource && NOT_STORED_NAMES.includes(resourceName)) {
+    throw new ApiError(
+      'aggregation-resource-not-stored',
+      `"${resourceName}" is a resource of the API that this server does not store, so there is nothing to aggregate. Valid resource names: ${AGGREGATABLE_NAMES.join(', ')}.`,
+      { validResourceNames: AGGREGATABLE_NAMES },
+    );
+  }
   if (!resource) {
     throw new ApiError('aggregation-unknown-resource', `"${resourceName}" cannot be aggregated. Valid resource names: ${AGGREGATABLE_NAMES.join(', ')}.`, {
       validResourceNames: AGGREGATABLE_NAMES,
@@ -139,6 +146,7 @@ export function compileAggregation(request: AggregationRequest, scope: Aggregati
     sort = { key, dir };
   }
 
+  const read = [...groupBy.map((g) => g.field), ...operations.map((o) => o.field), ...checks.map((c) => c.field)];
   const plan: AggregationPlan = {
     collection: resource.collection,
     filter: filter as Filter,
@@ -146,6 +154,7 @@ export function compileAggregation(request: AggregationRequest, scope: Aggregati
     groupBy,
     operations,
     batchSize: SCAN_BATCH,
+    fields: [...new Set(read.map((field) => field.path[0]!))].sort(),
     ...(sort ? { sort } : {}),
   };
   if (scope.parentTenantId === undefined) return plan;

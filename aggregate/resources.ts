@@ -17,6 +17,10 @@ import { TENANT_COLLECTIONS } from '../actors/tenant/collections.js';
 import { USAGE_COUNTERS } from '../actors/tenant/usage.js';
 import { CUSTOM_CONFIG_PROPERTIES } from '../actors/tenant/widget-config-schema.js';
 import { USERS } from '../actors/user/protocol.js';
+import { AUDIT_LOGS } from '../actors/audit/audit-model.js';
+import { EMAIL_COLLECTIONS } from '../actors/email/protocol.js';
+import { MODERATORS, MODERATOR_COUNTERS } from '../actors/moderator/moderator-model.js';
+import { NOTIFY_COLLECTIONS } from '../actors/notify/notification-doc.js';
 import type { Filter } from '../storage/store.js';
 import type { FieldRef, FieldType } from './plan.js';
 
@@ -158,6 +162,54 @@ const pollVoteFields = fields({
   ...byType('date', ['createdAt', 'updatedAt']),
 });
 
+const moderatorFields = fields({
+  ...ID,
+  ...byType('string', ['name', 'email', 'userId']),
+  ...byType('number', MODERATOR_COUNTERS),
+  acceptedInvite: 'boolean',
+  moderationGroupIds: 'string[]',
+  createdAt: 'date',
+});
+
+const auditLogFields = fields({
+  ...ID,
+  ...byType('string', ['resourceName', 'crudType', 'userId', 'username', 'apiKeyId', 'actingTenantId', 'ip', 'url', 'targetId', 'targetLabel']),
+  when: 'date',
+});
+
+const notificationFields = fields({
+  ...ID,
+  ...byType('string', [
+    'userId', 'anonUserId', 'urlId', 'url', 'pageTitle', 'relatedObjectId', 'fromCommentId', 'fromVoteId', 'fromUserName', 'fromUserId', 'contextText', 'locale',
+  ]),
+  ...byType('number', ['type', 'relatedObjectType', 'count']),
+  ...byType('boolean', ['viewed', 'sent', 'optedOut']),
+  ...byType('string[]', ['fromUserIds', 'relatedIds']),
+  createdAt: 'date',
+});
+
+const subscriptionFields = fields({
+  ...ID,
+  ...byType('string', ['userId', 'anonUserId', 'urlId', 'url', 'pageTitle']),
+  notificationFrequency: 'number',
+  createdAt: 'date',
+});
+
+/** Its times are stored as epoch ms, so they are number fields. */
+const emailToSendFields = fields({
+  ...ID,
+  ...byType('string', ['state', 'to', 'emailTemplateId', 'domain', 'locale', 'lastError']),
+  ...byType('number', ['attempts', 'createdAt', 'nextAttemptAt']),
+  transactional: 'boolean',
+});
+
+const renderErrorFields = fields({
+  ...ID,
+  ...byType('string', ['customTemplateId', 'error']),
+  count: 'number',
+  ...byType('date', ['createdAt', 'lastOccurredAt']),
+});
+
 const of = (collection: string, tenantField: string, fieldRefs: ResourceSpec['fields'], where?: Filter): ResourceSpec =>
   Object.freeze(where ? { collection, tenantField, where, fields: fieldRefs } : { collection, tenantField, fields: fieldRefs });
 
@@ -181,7 +233,20 @@ export const AGGREGATABLE: Readonly<Record<string, ResourceSpec>> = Object.freez
   BlockedUser: of(BLOCKS, 'tenantId', blockedUserFields),
   Poll: of(POLL_COLLECTIONS.polls, 'tenantId', pollFields),
   PollVote: of(POLL_COLLECTIONS.pollVotes, 'tenantId', pollVoteFields),
+  Moderator: of(MODERATORS, 'tenantId', moderatorFields),
+  TenantAuditLog: of(AUDIT_LOGS, 'tenantId', auditLogFields),
+  UserNotification: of(NOTIFY_COLLECTIONS.notifications, 'tenantId', notificationFields),
+  UserSubscription: of(NOTIFY_COLLECTIONS.subscriptions, 'tenantId', subscriptionFields),
+  EmailToSend: of(EMAIL_COLLECTIONS.outbox, 'tenantId', emailToSendFields),
+  CustomEmailTemplateRenderError: of(EMAIL_COLLECTIONS.renderErrors, 'tenantId', renderErrorFields),
 });
+
+/**
+ * Names of the specification's list this server does not store (their features are not built,
+ * or, for `EventLogEntry` and `SentEmail`, their data is not kept as one document each):
+ * answered `aggregation-resource-not-stored`.
+ */
+export const NOT_STORED_NAMES: readonly string[] = Object.freeze(SPEC_RESOURCE_NAMES.filter((name) => !Object.hasOwn(AGGREGATABLE, name)));
 
 /** The names `resourceName` accepts, sorted. */
 export const AGGREGATABLE_NAMES: readonly string[] = Object.freeze(Object.keys(AGGREGATABLE).sort());

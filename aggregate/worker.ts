@@ -83,7 +83,7 @@ export default async function runAggregation(plan: AggregationPlan): Promise<unk
       filter = { ...filter, [plan.parent.tenantField]: { $in: children } };
     }
     const aggregation = new Aggregation(plan);
-    for await (const batch of store.scan<Doc>(plan.collection, filter, { batchSize: plan.batchSize })) aggregation.add(batch);
+    for await (const batch of store.scan<Doc>(plan.collection, filter, { batchSize: plan.batchSize, projection: plan.fields })) aggregation.add(batch);
     // Its own buffer (Buffer.from may share a pooled one), so it can be transferred.
     const data = new TextEncoder().encode(JSON.stringify(aggregation.items()));
     return transferred({ data, scanned: aggregation.scanned, timeMs: Math.round(performance.now() - started) });

@@ -38,24 +38,40 @@ export function startCursor(): ScanCursor {
   return { position: 0, after: undefined, done: false };
 }
 
-function fetchMatching(collection: LmdbCollection, docKey: Buffer, filter: Filter): Doc | undefined {
+/** Keeps a document's `_id` and the named top-level fields, or the whole document without names. */
+export type Pick = ((doc: Doc) => Doc) | undefined;
+
+/** What a projection keeps of each document (see `ScanOptions.projection`). */
+export function pickFields(projection: readonly string[] | undefined): Pick {
+  if (projection === undefined) return undefined;
+  const names = projection.filter((name) => name !== '_id');
+  return (doc) => {
+    const out: Doc = { _id: doc._id };
+    for (const name of names) if (Object.hasOwn(doc, name)) out[name] = doc[name];
+    return out;
+  };
+}
+
+function fetchMatching(collection: LmdbCollection, docKey: Buffer, filter: Filter, pick: Pick): Doc | undefined {
   const buffer = collection.db.getBinaryFast(docKey);
   if (buffer === undefined) return undefined;
   const doc = collection.decode(buffer);
-  return matchesFilter(doc, filter) ? doc : undefined;
+  if (!matchesFilter(doc, filter)) return undefined;
+  return pick ? pick(doc) : doc;
 }
 
 /**
  * Reads the next batch of a scan: at most `batchSize` matching documents, possibly fewer (even
- * none) when many keys did not match. Sets `cursor.done` once the plan is exhausted.
+ * none) when many keys did not match. Sets `cursor.done` once the plan is exhausted. With
+ * `pick`, each document is cut down as soon as it has matched, so a batch holds only that.
  */
-export function readBatch(collection: LmdbCollection, plan: Plan, filter: Filter, cursor: ScanCursor, batchSize: number): Doc[] {
+export function readBatch(collection: LmdbCollection, plan: Plan, filter: Filter, cursor: ScanCursor, batchSize: number, pick?: Pick): Doc[] {
   const docs: Doc[] = [];
   const budget = batchSize * EXAMINED_PER_DOC;
   let examined = 0;
   if (plan.ids) {
     for (; cursor.position < plan.ids.length && docs.length < batchSize && examined < budget; cursor.position++, examined++) {
-      const doc = fetchMatching(collection, idKey(plan.ids[cursor.position]!), filter);
+      const doc = fetchMatching(collection, idKey(plan.ids[cursor.position]!), filter, pick);
       if (doc) docs.push(doc);
     }
     cursor.done = cursor.position >= plan.ids.length;
@@ -70,14 +86,14 @@ export function readBatch(collection: LmdbCollection, plan: Plan, filter: Filter
         cursor.after = Buffer.from(key);
         examined++;
         const doc = collection.decode(value);
-        if (matchesFilter(doc, filter)) docs.push(doc);
+        if (matchesFilter(doc, filter)) docs.push(pick ? pick(doc) : doc);
         if (docs.length >= batchSize || examined >= budget) return docs;
       }
     } else if (index.spec.unique) {
       for (const { key, value } of index.db.getRange(range)) {
         cursor.after = Buffer.from(key);
         examined++;
-        const doc = fetchMatching(collection, value, filter);
+        const doc = fetchMatching(collection, value, filter, pick);
         if (doc) docs.push(doc);
         if (docs.length >= batchSize || examined >= budget) return docs;
       }
@@ -88,7 +104,7 @@ export function readBatch(collection: LmdbCollection, plan: Plan, filter: Filter
         examined++;
         let offset = 0;
         for (let i = 0; i < n; i++) offset = skipComponent(key, offset);
-        const doc = fetchMatching(collection, key.subarray(offset), filter);
+        const doc = fetchMatching(collection, key.subarray(offset), filter, pick);
         if (doc) docs.push(doc);
         if (docs.length >= batchSize || examined >= budget) return docs;
       }

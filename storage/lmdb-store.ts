@@ -21,11 +21,11 @@ import { Packr } from 'msgpackr';
 import { DuplicateKeyError, StorageUnavailableError } from './errors.js';
 import type { CollectionSpec, Doc, Filter, FindOptions, IndexSpec, ScanOptions, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
 import { lockDataDir } from './lmdb-lock.js';
-import { validateFilter, validateFindOptions } from './query.js';
+import { checkProjection, validateFilter, validateFindOptions } from './query.js';
 import { applyPatch, ID_INDEX, indexTuples, validateOps } from './write-ops.js';
 import { idKey, plainIndexKey, uniqueIndexKey, unitsPerValue } from './lmdb-keys.js';
 import { countDocs, findDocs, type LmdbCollection, type LmdbIndex } from './lmdb-query.js';
-import { planScan, readBatch, startCursor } from './lmdb-scan.js';
+import { pickFields, planScan, readBatch, startCursor } from './lmdb-scan.js';
 
 /** Options of the LMDB adapter. */
 export interface LmdbStoreOptions {
@@ -278,11 +278,12 @@ export class LmdbStore implements Store {
       // The writer may have indexed its first array since this reader opened.
       for (const index of state.indexes) index.multikey = this.#meta!.get(multikeyMetaKey(collection, index.spec.name)) === true;
     }
+    const pick = pickFields(checkProjection(options.projection));
     const plan = planScan(state, filter);
     if (!plan) return;
     const cursor = startCursor();
     while (!cursor.done) {
-      const batch = readBatch(this.#collection(collection), plan, filter, cursor, batchSize);
+      const batch = readBatch(this.#collection(collection), plan, filter, cursor, batchSize, pick);
       if (batch.length > 0) yield batch as T[];
       // A new event-loop turn: other work runs, and the next batch reads the newest commits.
       await new Promise<void>((resolve) => setImmediate(resolve));

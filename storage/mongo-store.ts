@@ -20,7 +20,7 @@ import { AmbiguousCommitError, DuplicateKeyError, FencedError, StorageUnavailabl
 import type { CollectionSpec, Doc, Fence, Filter, FindOptions, ScanOptions, Store, WriteOp, WriterClaim, WriterLease } from './store.js';
 import { FenceLedger, type ShardPart } from './mongo-fences.js';
 import { claimMongoWriter, type WriterLeaseTimings } from './mongo-writer-lease.js';
-import { normalizeSort, validateFilter, validateFindOptions } from './query.js';
+import { checkProjection, normalizeSort, validateFilter, validateFindOptions } from './query.js';
 import { ID_INDEX, validateOps } from './write-ops.js';
 import { isAmbiguousWriteError, isDuplicateKeyError, isUnavailableError, toStorageError } from './mongo-errors.js';
 import { UniqueChecker } from './mongo-unique-check.js';
@@ -264,8 +264,9 @@ export class MongoStore implements Store {
     validateFilter(filter);
     const batchSize = options.batchSize ?? 1000;
     if (!(Number.isSafeInteger(batchSize) && batchSize > 0)) throw new TypeError('batchSize must be a positive integer');
+    const projection = checkProjection(options.projection);
     await this.#recovered();
-    yield* scanCollection(mongo, toMongoFilter(filter), batchSize) as AsyncIterable<T[]>;
+    yield* scanCollection(mongo, toMongoFilter(filter), batchSize, projection) as AsyncIterable<T[]>;
   }
 
   commit(ops: readonly WriteOp[], fence?: Fence): Promise<void> {

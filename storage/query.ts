@@ -33,6 +33,16 @@ function scalarList(field: string, op: string, value: unknown): void {
   }
 }
 
+/** A scan's projection, checked: top-level field names only (TypeError otherwise). */
+export function checkProjection(projection: readonly string[] | undefined): readonly string[] | undefined {
+  if (projection === undefined) return undefined;
+  if (!Array.isArray(projection)) throw new TypeError('projection must be an array of field names');
+  for (const name of projection) {
+    if (typeof name !== 'string' || name === '' || name.startsWith('$') || name.includes('.')) throw new TypeError(`projection: "${String(name)}" is not a top-level field name`);
+  }
+  return projection;
+}
+
 /** Throws TypeError when the filter uses anything outside the supported language. */
 export function validateFilter(filter: Filter): void {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {

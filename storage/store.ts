@@ -118,6 +118,11 @@ export interface WriterLease {
 export interface ScanOptions {
   /** Most documents per batch (default 1000). */
   batchSize?: number;
+  /**
+   * Top-level fields to hand out (`_id` always is): the others are left out of every document,
+   * so a reader of a few fields holds no more than those. Without it, whole documents.
+   */
+  projection?: readonly string[];
 }
 
 export interface Store {

@@ -57,8 +57,9 @@ class AggregationAnswer extends RawJson {
 /**
  * `POST /api/v1/aggregate`: runs in a worker thread (see `aggregate/`), one call at a time per
  * tenant. Costs one credit per 500 documents scanned (at least one), charged once the run is
- * done and reported as `creditsCost` in the `X-Credits-Cost` header and, with
- * `includeStats=true`, in `stats`: the OpenAPI answer admits no other top-level field.
+ * done and reported as `creditsCost` at the top level of every answer, as the other
+ * variable-cost answers do (also in the `X-Credits-Cost` header and, with `includeStats=true`,
+ * in `stats`).
  */
 export const aggregateRoutes = [
   route<{ parentTenantId?: string; includeStats?: boolean }, AggregationRequest, AggregationAnswer>({
@@ -75,7 +76,7 @@ export const aggregateRoutes = [
       const credits = perObjects(scanned, SCANNED_PER_CREDIT);
       req.setHeader('X-Credits-Cost', String(credits));
       const stats = query.includeStats ? `,"stats":${JSON.stringify({ timeMS: timeMs, scanned, creditsCost: credits })}` : '';
-      const json = Buffer.concat([Buffer.from('{"status":"success","data":'), data, Buffer.from(`${stats}}`)]);
+      const json = Buffer.concat([Buffer.from('{"status":"success","data":'), data, Buffer.from(`${stats},"creditsCost":${credits}}`)]);
       return new AggregationAnswer(json, credits);
     },
   }),

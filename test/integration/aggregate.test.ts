@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTenant, type ProvisionedTenant } from '../../actors/tenant/provision.js';
 import type { Doc, WriteOp } from '../../storage/store.js';
+import { readFileSync } from 'node:fs';
 import { schemaErrors, successErrors } from '../fixtures/openapi.js';
+import { repoFile } from '../fixtures/paths.js';
 import { startTestServer, storages, type ApiResponse, type TestServer } from '../fixtures/server.js';
 
 type Item = Record<string, Record<string, unknown>>;
@@ -15,6 +17,7 @@ interface Answer {
   status: string;
   data: Item[];
   stats?: { timeMS: number; scanned: number; creditsCost: number };
+  creditsCost: number;
 }
 
 const day = (d: number) => `2024-01-0${d}T00:00:00.000Z`;
@@ -44,6 +47,54 @@ function comments(tenantId: string): Doc[] {
 }
 
 const put = (collection: string, doc: Doc): WriteOp => ({ op: 'put', collection, doc });
+
+/** The specification's list of aggregatable resource names. */
+function specResourceNames(): string[] {
+  const text = readFileSync(repoFile('../shared/spec/endpoints.md'), 'utf8');
+  const list = /Aggregatable resource names: ([^.]+)\./.exec(text);
+  assert.ok(list, 'the specification lists the aggregatable resources');
+  return list[1]!.split(',').map((name) => name.trim());
+}
+
+/** The names of that list this server stores, each with one document of the tenant (and one of another). */
+const STORED_NEW: Record<string, { collection: string; doc: Omit<Doc, '_id'>; operation: unknown; answer: unknown }> = {
+  Moderator: {
+    collection: 'moderators',
+    doc: { name: 'Mo', email: 'mo@example.com', userId: null, acceptedInvite: true, createdAt: day(1), moderationGroupIds: ['g'], deletedCount: 4, inviteHash: 'secret' },
+    operation: { field: 'deletedCount', op: 'sum', alias: 'x' },
+    answer: { numericValue: 4 },
+  },
+  TenantAuditLog: {
+    collection: 'auditLogs',
+    doc: { resourceName: 'comments', crudType: 'u', url: 'PATCH /api/v1/comments/c1', when: day(2), whenMs: ms(2), expireAt: ms(2) + 1e10 },
+    operation: { field: 'crudType', op: 'distinct', alias: 'x' },
+    answer: { distinctCounts: { u: 1 } },
+  },
+  UserNotification: {
+    collection: 'notifications',
+    doc: { recipient: 'u:1', userId: '1', urlId: 'a', type: 7, viewed: false, sent: true, createdAt: day(3), expireAt: ms(3) + 1e10 },
+    operation: { field: 'type', op: 'max', alias: 'x' },
+    answer: { numericValue: 7 },
+  },
+  UserSubscription: {
+    collection: 'subscriptions',
+    doc: { recipient: 'u:1', userId: '1', anonUserId: null, urlId: 'a', notificationFrequency: 1, createdAt: day(3) },
+    operation: { field: 'urlId', op: 'distinct', alias: 'x' },
+    answer: { distinctCounts: { a: 1 } },
+  },
+  EmailToSend: {
+    collection: 'emailOutbox',
+    doc: { state: 'failed', createdAt: ms(1), to: 'x@example.com', emailTemplateId: 'comment-user-mention', attempts: 3, transactional: false, data: {} },
+    operation: { field: 'attempts', op: 'avg', alias: 'x' },
+    answer: { numericValue: 3 },
+  },
+  CustomEmailTemplateRenderError: {
+    collection: 'emailTemplateRenderErrors',
+    doc: { customTemplateId: 't1', error: 'ReferenceError', count: 5, createdAt: day(1), lastOccurredAt: day(2) },
+    operation: { field: 'count', op: 'sum', alias: 'x' },
+    answer: { numericValue: 5 },
+  },
+};
 
 for (const storage of storages()) {
   describe(`aggregation on ${storage}`, () => {
@@ -111,6 +162,10 @@ for (const storage of storages()) {
         put('users', user('u1', 'commenter', 'three@example.com')),
         put('widgetConfigs', { _id: `${me}:tenant`, tenantId: me, urlId: null, config: { hideAvatars: true, locale: 'de', allowedLanguages: ['de', 'en'] }, updatedAt: day(3) }),
         put('widgetConfigs', { _id: `${me}:page`, tenantId: me, urlId: 'a', config: { hideAvatars: false }, updatedAt: day(4) }),
+        ...Object.entries(STORED_NEW).flatMap(([name, { collection, doc }]) => [
+          put(collection, { ...doc, _id: `${name}-mine`, tenantId: me }),
+          put(collection, { ...doc, _id: `${name}-other`, tenantId: other.tenantId }),
+        ]),
       ]);
     });
 
@@ -251,6 +306,35 @@ for (const storage of storages()) {
       assert.deepEqual(none.data, [{ n: { numericValue: 0 }, avg: {}, m: {} }]);
     });
 
+    it("accepts every resource of the specification's list that this server stores, and says which it does not", async () => {
+      const spec = specResourceNames();
+      assert.equal(spec.length, 37);
+      const accepted: string[] = [];
+      for (const resourceName of spec) {
+        const r = await aggregate({ resourceName, operations: [count] });
+        if (r.status === 200) {
+          accepted.push(resourceName);
+          continue;
+        }
+        const answer = r.body as unknown as Record<string, unknown>;
+        assert.deepEqual([r.status, answer['code']], [404, 'aggregation-resource-not-stored'], `${resourceName}: ${JSON.stringify(answer)}`);
+        assert.match(String(answer['reason']), new RegExp(`"${resourceName}" is a resource of the API that this server does not store`));
+        assert.ok((answer['validResourceNames'] as string[]).includes('Comment'));
+        assert.deepEqual(schemaErrors('AggregationAPIError', answer), []);
+      }
+      assert.deepEqual(accepted.sort(), [
+        'AnonymousVote', 'BlockedUser', 'Comment', 'CustomConfig', 'CustomEmailTemplateRenderError', 'EmailToSend', 'Moderator', 'Page', 'PageReact',
+        'PendingVote', 'SSOUser', 'Tenant', 'TenantAuditLog', 'TenantDailyUsage', 'TenantPackage', 'User', 'UserNotification', 'UserSubscription', 'Vote',
+      ]);
+      for (const [resourceName, { operation, answer }] of Object.entries(STORED_NEW)) {
+        const result = await ok({ resourceName, operations: [count, operation] });
+        assert.deepEqual(result.data, [{ n: { numericValue: 1 }, x: answer }], resourceName);
+      }
+      // Secrets and internal keys are not fields.
+      await refused({ resourceName: 'Moderator', operations: [{ field: 'inviteHash', op: 'count' }] }, 'aggregation-unknown-field');
+      await refused({ resourceName: 'UserNotification', operations: [{ field: 'recipient', op: 'count' }] }, 'aggregation-unknown-field');
+    });
+
     it('aggregates over the child tenants of a parent the caller manages, and only then', async () => {
       const me = t.tenant.tenantId;
       const children = await ok({ resourceName: 'Comment', groupBy: ['tenantId'], operations: [count], sort: { field: 'n', dir: 'desc' } }, { parentTenantId: me });
@@ -275,9 +359,9 @@ for (const storage of storages()) {
     });
 
     it('refuses what does not fit, naming it, and changes nothing', async () => {
-      const unknown = await refused({ resourceName: 'Moderator', operations: [count] }, 'aggregation-unknown-resource');
+      const unknown = await refused({ resourceName: 'Nope', operations: [count] }, 'aggregation-unknown-resource');
       assert.ok((unknown['validResourceNames'] as string[]).includes('Comment'));
-      assert.ok(!(unknown['validResourceNames'] as string[]).includes('Moderator'));
+      assert.ok(!(unknown['validResourceNames'] as string[]).includes('SpamEvent'));
       assert.deepEqual(schemaErrors('AggregationAPIError', unknown), []);
       const field = await refused({ resourceName: 'Comment', operations: [{ field: 'apiSecret', op: 'count' }] }, 'aggregation-unknown-field');
       assert.match(String(field['reason']), /apiSecret/);
@@ -326,10 +410,12 @@ for (const storage of storages()) {
       assert.equal(r.status, 200);
       assert.equal(r.body.stats?.scanned, 1001);
       assert.equal(r.body.stats?.creditsCost, 3);
+      assert.equal(r.body.creditsCost, 3, 'at the top level, as every variable-cost answer');
       assert.equal(r.headers.get('x-credits-cost'), '3');
       const small = await aggregate({ resourceName: 'Comment', query: [{ key: 'urlId', value: 'none', operator: 'eq' }], operations: [count] });
       assert.equal(small.headers.get('x-credits-cost'), '1');
       assert.equal(small.body.stats, undefined);
+      assert.equal(small.body.creditsCost, 1, 'also without includeStats');
       await refused({ resourceName: 'Comment', operations: [{ field: 'nope', op: 'count' }] }, 'aggregation-unknown-field');
       // The first listing costs 1 and each aggregation its own; the refusal nothing.
       assert.equal(await usage(), before + 1 + 3 + 1);

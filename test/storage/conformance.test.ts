@@ -445,6 +445,28 @@ for (const fixture of storeFixtures()) {
         assert.equal((await scanAll(store, 'items', {})).flat().length, 300);
       });
 
+      it('hands out only the projected fields (and _id), filtering on the others', async () => {
+        const docs = seedDocs(120);
+        await store.commit(docs.map((doc) => put('items', doc)));
+        for (const filter of [{}, { group: 'g1' }, { tags: 't2', rank: { $gte: 3 } }] as Filter[]) {
+          const batches: Doc[][] = [];
+          for await (const batch of store.scan('items', filter, { batchSize: 16, projection: ['rank', 'missing'] })) batches.push(batch);
+          const expected = (await store.find('items', filter)).map((doc) => ({ _id: doc._id, rank: doc['rank'] }));
+          assert.deepEqual(batches.flat().sort((a, b) => a._id.localeCompare(b._id)), expected.sort((a, b) => a._id.localeCompare(b._id)), JSON.stringify(filter));
+        }
+        const [only] = (await (async () => {
+          const out: Doc[] = [];
+          for await (const batch of store.scan('items', { _id: 'k00005' }, { projection: [] })) out.push(...batch);
+          return out;
+        })());
+        assert.deepEqual(only, { _id: 'k00005' });
+        for (const projection of [['a.b'], ['$x'], [''], 'rank']) {
+          await assert.rejects((async () => {
+            for await (const _ of store.scan('items', {}, { projection: projection as string[] })) break;
+          })(), TypeError);
+        }
+      });
+
       it('refuses malformed filters and batch sizes', async () => {
         await assert.rejects(scanAll(store, 'items', { $or: 1 } as unknown as Filter), TypeError);
         await assert.rejects(scanAll(store, 'items', {}, 0), TypeError);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compileAggregation } from '../../../aggregate/request.js';
-import { AGGREGATABLE, AGGREGATABLE_NAMES, SPEC_RESOURCE_NAMES } from '../../../aggregate/resources.js';
+import { AGGREGATABLE, AGGREGATABLE_NAMES, NOT_STORED_NAMES, SPEC_RESOURCE_NAMES } from '../../../aggregate/resources.js';
 import { COLLECTIONS } from '../../../storage/collections.js';
 import { ApiError } from '../../../engine/errors.js';
 
@@ -46,8 +46,12 @@ test('default aliases, and refusals that name the problem', () => {
   const plan = compileAggregation({ resourceName: 'Page', operations: [{ field: 'commentCount', op: 'avg' }, count] }, { tenantId: 't' });
   assert.deepEqual(plan.operations.map((o) => o.alias), ['commentCount_avg', 'id_count']);
   assert.throws(
-    () => compileAggregation({ resourceName: 'Moderator', operations: [count] }, { tenantId: 't' }),
+    () => compileAggregation({ resourceName: 'Nope', operations: [count] }, { tenantId: 't' }),
     (e: unknown) => e instanceof ApiError && e.code === 'aggregation-unknown-resource' && e.extra?.['validResourceNames'] === AGGREGATABLE_NAMES,
+  );
+  assert.throws(
+    () => compileAggregation({ resourceName: 'SpamEvent', operations: [count] }, { tenantId: 't' }),
+    (e: unknown) => e instanceof ApiError && e.code === 'aggregation-resource-not-stored' && e.status === 404 && /does not store/.test(e.message),
   );
   assert.throws(
     () => compileAggregation({ resourceName: 'Page', operations: [{ field: 'votes', op: 'sum' }] }, { tenantId: 't' }),
@@ -63,4 +67,22 @@ test('every resource lives in a collection the server declares, on fields its te
     assert.ok(name === 'Poll' || name === 'PollVote' || specNames.has(name), `${name} is a specification name`);
     assert.ok(Object.values(resource.fields).some((f) => f.path[0] === resource.tenantField), `${name} exposes its tenant field`);
   }
+});
+
+test('a plan reads only the top-level fields its operations, groups and worker checks name', () => {
+  const plan = compileAggregation(
+    {
+      resourceName: 'Comment',
+      groupBy: ['urlId'],
+      operations: [count, { field: 'hashTags.tag', op: 'distinct', expandArray: true }, { field: 'votes', op: 'sum' }],
+      query: [{ key: 'approved', value: true, operator: 'eq' }, { key: 'commenterName', value: 'a', operator: 'contains' }],
+    },
+    { tenantId: 't' },
+  );
+  // `approved` is evaluated by storage, so the worker never reads it; `id` is `_id`, always handed out.
+  assert.deepEqual(plan.fields, ['_id', 'commenterName', 'hashTags', 'urlId', 'votes']);
+});
+
+test('every name of the specification is either aggregatable or known not to be stored', () => {
+  for (const name of SPEC_RESOURCE_NAMES) assert.ok(Object.hasOwn(AGGREGATABLE, name) !== NOT_STORED_NAMES.includes(name), name);
 });
