@@ -1,9 +1,11 @@
 /**
  * Recording API calls in the audit log (docs/identity.md). For a tenant whose package has
- * `hasAuditing`, every call that changes data (any method but GET) is recorded once it
- * succeeded, before it is answered: who (the access token's user, or the API key's id, and the
- * client address), what (the resource, its id, and its label as it was at the time, so a
- * deleted target stays identifiable), and for changes each field's value before and after.
+ * `hasAuditing`, every call that succeeded is recorded. A call that changes data (any method
+ * but GET) is recorded before it is answered: who (the access token's user, or the API key's
+ * id, and the client address), what (the resource, its id, and its label as it was at the
+ * time, so a deleted target stays identifiable), and for changes each field's value before and
+ * after. A read (GET) is recorded after it is answered, in batches (`audit-batcher.ts`), with
+ * who, the resource and its id: no extra read, and no storage round trip of its own.
  *
  * The object before and after is read the way a client would: through the GET route of the
  * same path (for example `GET /api/v1/comments/:id` for a PATCH of it), called in-process
@@ -11,7 +13,7 @@
  * its entry (the two are written by different actors).
  */
 import { AuditKind } from '../actors/audit/audit-actor.js';
-import { type AuditEntry, changesBetween, type CrudType, labelOf } from '../actors/audit/audit-model.js';
+import { type AuditEntry, changesBetween, type CrudType, labelOf, type TimedAuditEntry } from '../actors/audit/audit-model.js';
 import { log } from '../engine/log.js';
 import { RawJson, type AnyRoute, type RouteRequest, type RouteResult } from './route.js';
 
@@ -47,6 +49,27 @@ function crudOf(req: RouteRequest<unknown, unknown>): CrudType {
 function resourceOf(path: string): string {
   const parts = path.split('/').filter(Boolean);
   return (parts[0] === 'api' ? parts[2] : parts[0]) ?? path;
+}
+
+/** The entry of a read (a GET that succeeded) made at `at`: who, the resource and its id, the path. */
+export function readEntry(req: RouteRequest<unknown, unknown>, at: number): TimedAuditEntry {
+  const auth = req.auth!;
+  const params = Object.values(req.params);
+  return {
+    at,
+    tenantId: req.tenantId,
+    resourceName: resourceOf(req.path),
+    crudType: 'r',
+    userId: auth.userId ?? null,
+    username: null,
+    apiKeyId: auth.keyId ?? null,
+    actingTenantId: auth.keyTenantId !== req.tenantId ? auth.keyTenantId : null,
+    ip: req.ip || null,
+    url: `GET ${req.path}`,
+    targetId: params[0] ?? null,
+    targetLabel: null,
+    objectDetails: null,
+  };
 }
 
 /** One audited call: what it acted on before it ran, then its entry once it succeeded. */

@@ -1,7 +1,7 @@
 import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
 import { isUtf8 } from 'node:buffer';
-import { AuditedCall, type ReadRoute } from './audit.js';
+import { AuditedCall, readEntry, type ReadRoute } from './audit.js';
 import { authenticate, type AuthInfo, bearerChallenge } from './auth.js';
 import { beginCharge, type CallCharge } from './billing.js';
 import { parseQuery, type Query } from './query.js';
@@ -207,6 +207,12 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
         result = settled instanceof Promise ? await settled : settled;
       }
       if (audit !== undefined) await audit.finish(result);
+      // Reads of an audited tenant are recorded in batches, off the request path
+      // (http/audit-batcher.ts); the answer waits only while the tenant's backlog is full.
+      if (auth?.audited === true && spec.method === 'GET') {
+        const backlogged = app.audits.add(readEntry(request, clock.now()));
+        if (backlogged !== undefined) await backlogged;
+      }
       res.send(successReply(result, headers, spec.answers));
     } catch (err) {
       const challenge = spec.access === 'tenant' ? bearerChallenge(err, req.method) : undefined;

@@ -22,6 +22,7 @@ import type { MongoStore } from '../storage/mongo-store.js';
 import type { Store, WriterLease } from '../storage/store.js';
 import { startLive } from './live/live-channels.js';
 import { ChargeBatcher } from './charge-batcher.js';
+import { AuditBatcher } from './audit-batcher.js';
 import { createPipeline } from './pipeline.js';
 import { publicLimits } from './rate-limit.js';
 import { ROUTES } from './routes/index.js';
@@ -129,7 +130,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const liveIds = new LiveIds(secret);
   const charges = new ChargeBatcher(system);
   const aggregator = aggregatorFor(config, store.kind);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email };
+  const audits = new AuditBatcher(system);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email, audits };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
@@ -150,6 +152,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
       await aggregator.close();
       await charges.flush();
+      await audits.flush();
       // A node hands its shards over first, its actors' writes durable, while NATS still answers.
       await cluster?.leave();
       // Sends under way are not waited for: unconfirmed, they are sent again after the next start.

@@ -2,6 +2,7 @@ import type { LiveIds } from '../actors/live/live-ids.js';
 import type { TokenStore } from '../actors/oauth/token-store.js';
 import type { Aggregator } from '../aggregate/aggregator.js';
 import type { ChargeBatcher } from './charge-batcher.js';
+import type { AuditBatcher } from './audit-batcher.js';
 import type { PublicLimits } from './rate-limit.js';
 import type { ActorSystem } from '../engine/actor-system.js';
 import type { Config } from '../engine/config.js';
@@ -26,4 +27,6 @@ export interface AppServices {
   readonly aggregator: Aggregator;
   /** Template rendering, the links in emails, and the outbox's sender. */
   readonly email: EmailServices;
+  /** Gathers the audit entries of reads into one audit-log message per tenant per batch. */
+  readonly audits: AuditBatcher;
 }

@@ -1,6 +1,7 @@
 /**
- * A tenant's audit log (`audit:<tenantId>`): appends entries (durable before the call they
- * record is answered) and reads them back. It asks the tenant actor (whether the tenant still
+ * A tenant's audit log (`audit:<tenantId>`): appends entries (those of changes durable before
+ * the call they record is answered; those of reads in batches, off the request path, one
+ * message and one commit per batch) and reads them back. It asks the tenant actor (whether the tenant still
  * is); the tenant actor never asks it. Entries are never changed; the sweeper
  * (`audit-sweeper`) removes those older than two years, and reads leave them out meanwhile.
  */
@@ -10,7 +11,7 @@ import { newId } from '../../engine/ids.js';
 import { ApiError } from '../../engine/errors.js';
 import type { Filter } from '../../storage/store.js';
 import { TenantKind } from '../tenant/tenant-actor.js';
-import { AUDIT_LOGS, AUDIT_RETENTION_MS, type AuditEntry, type AuditLogDoc } from './audit-model.js';
+import { AUDIT_LOGS, AUDIT_RETENTION_MS, type AuditEntry, type AuditLogDoc, type TimedAuditEntry } from './audit-model.js';
 
 /** Entries read per storage query while filtering by target. */
 const SCAN = 1000;
@@ -31,6 +32,8 @@ export interface AuditQuery {
 
 export type AuditProtocol = {
   record: { in: { entry: AuditEntry }; out: null };
+  /** Entries gathered by the server (reads), each at the time of its call; one commit. */
+  recordMany: { in: { entries: readonly TimedAuditEntry[] }; out: null };
   list: { in: AuditQuery; out: AuditLogDoc[] };
 };
 
@@ -51,16 +54,14 @@ export class AuditActor extends Actor<AuditProtocol> {
 
   readonly handlers: Handlers<AuditProtocol> = {
     record: async ({ entry }) => {
-      // A tenant deleted (or being deleted) keeps no log: the call that deleted it is not recorded in its own.
-      try {
-        await this.system.ask(TenantKind, this.id, 'read', null);
-      } catch (err) {
-        if (err instanceof ApiError && (err.code === 'tenant-deleted' || err.code === 'invalid-tenant-id')) return null;
-        throw err;
-      }
-      const now = clock.now();
-      const doc: AuditLogDoc = { _id: newId(now), ...entry, when: new Date(now).toISOString(), whenMs: now, expireAt: now + AUDIT_RETENTION_MS, serverStartDate: SERVER_START };
-      this.insert(AUDIT_LOGS, doc);
+      if (!(await this.#tenantLives())) return null;
+      this.#append(entry, clock.now());
+      return null;
+    },
+
+    recordMany: async ({ entries }) => {
+      if (!(await this.#tenantLives())) return null;
+      for (const { at, ...entry } of entries) this.#append(entry, at);
       return null;
     },
 
@@ -88,6 +89,22 @@ export class AuditActor extends Actor<AuditProtocol> {
       return out;
     },
   };
+
+  /** A tenant deleted (or being deleted) keeps no log: the call that deleted it is not recorded in its own. */
+  async #tenantLives(): Promise<boolean> {
+    try {
+      await this.system.ask(TenantKind, this.id, 'read', null);
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError && (err.code === 'tenant-deleted' || err.code === 'invalid-tenant-id')) return false;
+      throw err;
+    }
+  }
+
+  #append(entry: AuditEntry, at: number): void {
+    const doc: AuditLogDoc = { _id: newId(at), ...entry, when: new Date(at).toISOString(), whenMs: at, expireAt: at + AUDIT_RETENTION_MS, serverStartDate: SERVER_START };
+    this.insert(AUDIT_LOGS, doc);
+  }
 }
 
 export class AuditSweeperActor extends Actor<AuditSweeperProtocol> {

@@ -1,7 +1,7 @@
 /**
- * The audit log: one immutable entry per data-changing API call of a tenant whose package
- * has `hasAuditing`, kept two years. Entries are written by the tenant's audit actor and never
- * changed; a sweeper removes the expired ones, and reads never show them.
+ * The audit log: one immutable entry per API call of a tenant whose package has `hasAuditing`
+ * (changes and reads), kept two years. Entries are written by the tenant's audit actor and
+ * never changed; a sweeper removes the expired ones, and reads never show them.
  */
 import type { CollectionSpec, Doc } from '../../storage/store.js';
 
@@ -20,8 +20,8 @@ export const auditCollections: readonly CollectionSpec[] = [
   },
 ];
 
-/** `c`reate, `u`pdate, `d`elete (reads are not recorded). */
-export type CrudType = 'c' | 'u' | 'd';
+/** `c`reate, `r`ead, `u`pdate, `d`elete. */
+export type CrudType = 'c' | 'r' | 'u' | 'd';
 
 /** A field's value before and after an update. */
 export interface Change {
@@ -48,6 +48,11 @@ export interface AuditEntry {
   /** What the target was called when the call was made: deleted targets stay identifiable. */
   readonly targetLabel: string | null;
   readonly objectDetails: { readonly changes: Readonly<Record<string, Change>> } | null;
+}
+
+/** An entry recorded after the fact (reads, in batches): `at` is when the call was made, ms. */
+export interface TimedAuditEntry extends AuditEntry {
+  readonly at: number;
 }
 
 export interface AuditLogDoc extends Doc, AuditEntry {

@@ -21,7 +21,7 @@ export interface NewTenant {
   flex?: boolean;
   /** White labelling: how many tenants it may manage (`maxWhiteLabeledTenants`). */
   whiteLabeledTenants?: number;
-  /** Its package records every data-changing API call in the audit log (`hasAuditing`). */
+  /** Its package records every API call (reads too) in the audit log (`hasAuditing`). */
   auditing?: boolean;
   /** The package's `maxTenantUsers` (omitted: unlimited). */
   maxTenantUsers?: number;

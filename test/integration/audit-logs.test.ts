@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AuditSweeperKind } from '../../actors/audit/audit-actor.js';
-import { AUDIT_LOGS } from '../../actors/audit/audit-model.js';
+import { AUDIT_LOGS, type AuditLogDoc } from '../../actors/audit/audit-model.js';
 import { clock } from '../../engine/clock.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { as, call, ok, refused } from './identity-helpers.js';
@@ -22,8 +22,11 @@ for (const storage of storages()) {
     });
 
     const logs = async (query: Json = {}, who = {}) => ok(await call<{ auditLogs: Log[]; creditsCost: number }>(t, 'GET', '/api/v1/audit-logs', { ...who, query: query as Record<string, string> }));
+    /** Reads are recorded in batches after their answer: waits until those made so far are in the log. */
+    const recorded = () => t.server.services.audits.flush();
+    const changes = (entries: Log[]) => entries.filter((l) => l.crudType !== 'r');
 
-    test('every data-changing call is recorded: who, what, its label at the time, and each change from/to', async () => {
+    test('every call is recorded: who, what, its label at the time, and each change from/to', async () => {
       const start = Date.now() - 1;
       ok(await call(t, 'POST', '/api/v1/sso-users', { body: { id: 'audited', username: 'audited', email: 'a@example.com', displayName: 'Before' } }));
       ok(await call(t, 'PATCH', '/api/v1/sso-users/audited', { body: { displayName: 'After' } }));
@@ -33,9 +36,11 @@ for (const storage of storages()) {
       ok(await call(t, 'GET', '/api/v1/sso-users'));
       refused(await t.api('DELETE', '/api/v1/sso-users/nobody'), 404, 'not-found');
 
+      await recorded();
       const all = await logs({ after: start });
-      assert.deepEqual(all.auditLogs.map((l) => `${l.crudType} ${l.resourceName}`), ['u comments', 'c comments', 'd sso-users', 'u sso-users', 'c sso-users'], 'newest first; reads and refusals are not recorded');
-      const [editComment, , del, patch, create] = all.auditLogs;
+      assert.deepEqual(all.auditLogs.map((l) => `${l.crudType} ${l.resourceName}`), ['r sso-users', 'u comments', 'c comments', 'd sso-users', 'u sso-users', 'c sso-users'], 'newest first; refusals are not recorded');
+      assert.equal(all.auditLogs[0]!['url'], 'GET /api/v1/sso-users');
+      const [, editComment, , del, patch, create] = all.auditLogs;
       assert.equal(create!.targetId, 'audited');
       assert.equal(create!.targetLabel, 'audited');
       assert.deepEqual(patch!.objectDetails!.changes['displayName'], { from: 'Before', to: 'After' });
@@ -52,6 +57,10 @@ for (const storage of storages()) {
     });
 
     test('paging, order, before/after (exclusive), target, limits, credits; immutable', async () => {
+      // The reads this test makes are recorded too: the window ends before the first of them.
+      await recorded();
+      const end = Date.now();
+      const logs = async (query: Json = {}) => ok(await call<{ auditLogs: Log[]; creditsCost: number }>(t, 'GET', '/api/v1/audit-logs', { query: { before: end, ...query } as unknown as Record<string, string> }));
       const all = (await logs()).auditLogs;
       assert.ok(all.length >= 5);
       const asc = (await logs({ order: 'ASC' })).auditLogs;
@@ -60,7 +69,7 @@ for (const storage of storages()) {
       const pivot = Date.parse(all[2]!['when'] as string);
       const newer = (await logs({ after: pivot })).auditLogs;
       assert.ok(newer.every((l) => Date.parse(l['when'] as string) > pivot), 'after is exclusive');
-      const older = (await logs({ before: pivot })).auditLogs;
+      const older = (await logs({ before: Math.min(pivot, end) })).auditLogs;
       assert.ok(older.every((l) => Date.parse(l['when'] as string) < pivot), 'before is exclusive');
       const targeted = (await logs({ target: 'AUDITED' })).auditLogs;
       assert.deepEqual(targeted.map((l) => l.resourceName), ['sso-users', 'sso-users', 'sso-users'], 'case-insensitive substring of targetLabel');
@@ -75,7 +84,7 @@ for (const storage of storages()) {
       await usePackage(t, child, { hasAuditing: true });
       ok(await call(t, 'POST', '/api/v1/tenant-users', { ...as(child), body: { username: 'childuser', email: 'childuser@example.com' } }));
       ok(await call(t, 'POST', '/api/v1/sso-users', { ...as(t.tenant, child.tenantId), body: { id: 'by-parent', username: 'p', email: 'p@example.com' } }));
-      const childLogs = (await logs({}, as(child))).auditLogs;
+      const childLogs = changes((await logs({}, as(child))).auditLogs);
       assert.deepEqual(childLogs.map((l) => l.resourceName), ['sso-users', 'tenant-users']);
       assert.equal(childLogs[0]!['actingTenantId'], t.tenant.tenantId, "the manager's key, acting on it");
       const mine = (await logs()).auditLogs;
@@ -92,15 +101,20 @@ for (const storage of storages()) {
     test('entries expire after two years: hidden from reads at once, removed by the sweeper', async () => {
       const count = (await logs()).auditLogs.length;
       assert.ok(count > 0);
+      await recorded();
+      const later = Date.now() + 2 * 366 * 86_400_000;
       const restore = clock.set(() => Date.now() + 2 * 366 * 86_400_000);
       try {
         assert.deepEqual((await logs()).auditLogs, []);
         const { removed } = await t.server.services.system.ask(AuditSweeperKind, 'all', 'sweep', null);
-        assert.ok(removed >= count);
+        assert.ok(removed > count, 'the entries of earlier reads too');
+        await recorded();
       } finally {
         restore();
       }
-      assert.deepEqual(await t.server.services.store.find(AUDIT_LOGS, {}), []);
+      const left = await t.server.services.store.find<AuditLogDoc>(AUDIT_LOGS, {});
+      assert.deepEqual(left.map((l) => [l.crudType, l.resourceName]), [['r', 'audit-logs']], 'only the read made two years on is left');
+      assert.ok(left[0]!.whenMs >= later);
     });
   });
 }
