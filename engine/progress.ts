@@ -13,6 +13,8 @@ export class Progress {
   readonly #label: string;
   readonly #started = Date.now();
   #lastLine = 0;
+  #phase = '';
+  #phaseStarted = Date.now();
 
   constructor(total: number, label: string, stream: NodeJS.WriteStream = process.stderr) {
     this.#tty = stream.isTTY === true;
@@ -20,20 +22,32 @@ export class Progress {
     this.#label = label;
   }
 
-  update(bytes: number, items: number): void {
-    const share = this.#total > 0 ? Math.min(1, bytes / this.#total) : 0;
-    const seconds = Math.max(0.001, (Date.now() - this.#started) / 1000);
+  /**
+   * `done` of the whole (bytes of the file by default, or of `of` when given), `items` so far,
+   * in the named phase.
+   */
+  update(done: number, items: number, phase = '', of = this.#total): void {
+    const share = of > 0 ? Math.min(1, done / of) : 0;
+    if (phase !== this.#phase) {
+      // A new phase always shows its first line.
+      if (this.#tty && this.#phase !== '') process.stderr.write('\n');
+      this.#phase = phase;
+      this.#phaseStarted = Date.now();
+      this.#lastLine = 0;
+    }
+    const seconds = Math.max(0.001, (Date.now() - this.#phaseStarted) / 1000);
     const rate = Math.round(items / seconds);
     const pct = `${Math.floor(share * 100)}%`.padStart(4);
     if (this.#tty) {
       const filled = Math.round(share * BAR_WIDTH);
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${pct} ${items.toLocaleString('en')} ${this.#label} (${rate.toLocaleString('en')}/s)  `);
+      process.stderr.write(`\r${phase} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${pct} ${items.toLocaleString('en')} ${this.#label} (${rate.toLocaleString('en')}/s)  `);
       return;
     }
     const now = Date.now();
     if (now - this.#lastLine < LINE_EVERY_MS) return;
     this.#lastLine = now;
-    process.stderr.write(`progress ${pct.trim()} ${items} ${this.#label} ${rate}/s\n`);
+    const heapMb = Math.round(process.memoryUsage().heapUsed / 1048576);
+    process.stderr.write(`progress ${phase} ${pct.trim()} ${items} ${this.#label} ${rate}/s heap ${heapMb} MB\n`);
   }
 
   done(items: number): void {

@@ -70,12 +70,14 @@ export async function openAsWriter(config: Config): Promise<{ store: Store; leas
 export async function runImportCommand(config: Config, cmd: ImportCommand): Promise<Record<string, unknown>> {
   await stat(cmd.file);
   const { store, lease } = await openAsWriter(config);
-  const system = new ActorSystem({ store, bus: new EventBus(), maxActive: config.maxActiveActors, idleMs: config.actorIdleMs, askTimeoutMs: Math.max(config.askTimeoutMs, 60_000), mailboxLimit: config.mailboxLimit });
+  // Pages are written one after another: those done are let go soon, so memory stays bounded.
+  const system = new ActorSystem({ store, bus: new EventBus(), maxActive: Math.min(config.maxActiveActors, 1000), idleMs: Math.min(config.actorIdleMs, 5000), askTimeoutMs: Math.max(config.askTimeoutMs, 60_000), mailboxLimit: config.mailboxLimit });
   registerActors(system);
   const problems = cmd.problemsFile === undefined ? undefined : createWriteStream(cmd.problemsFile);
   try {
     if ((await store.get(TENANT_COLLECTIONS.tenants, cmd.tenantId)) === undefined) throw new Error(`no tenant ${cmd.tenantId}`);
     const size = (await stat(cmd.file)).size;
+    const seenTotal = (p: { commentsSeen: number }) => p.commentsSeen;
     const progress = new Progress(size, cmd.format === 'native' ? 'documents' : 'comments');
     let report: Record<string, unknown>;
     if (cmd.format === 'native') {
@@ -91,7 +93,8 @@ export async function runImportCommand(config: Config, cmd: ImportCommand): Prom
         source,
         dryRun: cmd.dryRun,
         match: cmd.match,
-        onProgress: (p) => progress.update(p.bytesRead, p.commentsSeen),
+        sourceBytes: size,
+        onProgress: (p) => (p.phase === 'reading' ? progress.update(p.bytesRead, p.commentsSeen, 'reading') : progress.update(p.commentsWritten, p.commentsWritten, 'writing', seenTotal(p))),
         onProblem: (p) => problems?.write(JSON.stringify(p) + '\n'),
       });
       progress.done(out.comments.total);

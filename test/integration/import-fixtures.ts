@@ -150,3 +150,36 @@ export function remark42Backup(comments: readonly Record<string, unknown>[]): Bu
   const meta = { version: 1, users: [], posts: [] };
   return gzipSync([JSON.stringify(meta), ...comments.map((c) => JSON.stringify(c))].join('\n') + '\n');
 }
+
+/**
+ * A generated Disqus export of `comments` posts over `threads` threads (every fourth a reply
+ * to an earlier post of its thread; an author with an email in three of four), written as a
+ * stream so that a million posts take no memory.
+ */
+export async function generateDisqus(path: string, threads: number, comments: number): Promise<void> {
+  const { createWriteStream } = await import('node:fs');
+  const { finished } = await import('node:stream/promises');
+  const out = createWriteStream(path);
+  const write = async (text: string) => {
+    if (!out.write(text)) await new Promise<void>((r) => out.once('drain', () => r()));
+  };
+  await write('<?xml version="1.0" encoding="utf-8"?>\n<disqus xmlns="http://disqus.com" xmlns:dsq="http://disqus.com/disqus-internals">\n');
+  for (let t = 0; t < threads; t++) {
+    await write(`<thread dsq:id="t${t}"><id></id><link>https://gen.example/posts/${t}/</link><title>Post ${t}</title><isClosed>false</isClosed><isDeleted>false</isDeleted></thread>\n`);
+  }
+  const base = Date.parse('2010-01-01T00:00:00Z');
+  let chunk = '';
+  for (let i = 0; i < comments; i++) {
+    const t = i % threads;
+    const parent = i % 4 === 3 && i >= threads ? `<parent dsq:id="p${i - threads}"/>` : '';
+    const author = i % 4 === 0 ? '<author><name>Guest</name><isAnonymous>true</isAnonymous></author>' : `<author><email>user${i % 5000}@gen.example</email><name>User ${i % 5000}</name><isAnonymous>false</isAnonymous></author>`;
+    chunk += `<post dsq:id="p${i}"><id/><message><![CDATA[<p>Comment number ${i} on <b>post ${t}</b>.</p>]]></message><createdAt>${new Date(base + i * 60_000).toISOString()}</createdAt><isDeleted>false</isDeleted><isSpam>false</isSpam>${author}<thread dsq:id="t${t}"/>${parent}</post>\n`;
+    if (chunk.length > 256 * 1024) {
+      await write(chunk);
+      chunk = '';
+    }
+  }
+  await write(chunk + '</disqus>\n');
+  out.end();
+  await finished(out);
+}
