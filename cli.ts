@@ -5,6 +5,7 @@
  *   tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
  *   api-key create --tenant T
  *   oauth-client create --name N --redirect-uris U[,U...] [--client-uri U] [--logo-uri U] [--public]
+ *   import, export, backup, restore: see cli-data.ts
  */
 import { createApiKey, createTenant, type NewTenant } from './actors/tenant/provision.js';
 import { storeClient } from './actors/oauth/client-actor.js';
@@ -12,11 +13,16 @@ import { clientMetadata, newClient } from './actors/oauth/client-model.js';
 import { loadConfig } from './engine/config.js';
 import { COLLECTIONS } from './storage/collections.js';
 import { createStore } from './storage/create-store.js';
+import { DATA_COMMANDS, runDataCommand } from './cli-data.js';
 
 const USAGE = `usage:
   cli tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
   cli api-key create --tenant T
   cli oauth-client create --name N --redirect-uris U[,U...] [--client-uri U] [--logo-uri U] [--public]
+  cli import --tenant T --format disqus|wordpress|commento|isso|remark42|native FILE [--dry-run] [--match path|identifier] [--problems-file F]
+  cli export --tenant T [--out FILE]
+  cli backup DIR
+  cli restore DIR
 Storage comes from DATA_DIR (default ./data) or MONGODB_URI, as for the server.`;
 
 function options(args: string[]): Map<string, string> {
@@ -50,8 +56,13 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return noun === undefined ? 2 : 0;
   }
-  const opts = options(rest);
   const config = loadConfig(process.env, []);
+  if (DATA_COMMANDS.has(noun)) {
+    const out = await runDataCommand(config, noun, argv.slice(1));
+    if (out !== null) process.stdout.write(JSON.stringify(out) + '\n');
+    return 0;
+  }
+  const opts = options(rest);
   const store = createStore(
     // A server may be running on this storage: only it replays MongoDB's journal.
     { dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs, replayJournal: false },

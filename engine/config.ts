@@ -87,6 +87,9 @@ export const SETTINGS = {
   nodeId: setting<string | undefined>('NODE_ID', '--node-id', undefined, optionalStr, 'Cluster mode: this node\'s id (default: host name, process id and a random suffix).'),
   clusterShards: setting('CLUSTER_SHARDS', '--cluster-shards', 256, int, 'Cluster mode: shards actor keys hash to; every node of a cluster must agree.'),
   clusterLeaseMs: setting('CLUSTER_LEASE_MS', '--cluster-lease-ms', 10_000, int, 'Cluster mode: how long a shard lease lasts unless renewed (renewed every third of it).'),
+  backupDir: setting<string | undefined>('BACKUP_DIR', '--backup-dir', undefined, optionalStr, 'Scheduled backups of the LMDB database into this directory (one `backup-<time>` directory each); unset: none.'),
+  backupKeep: setting('BACKUP_KEEP', '--backup-keep', 10, positive, 'Scheduled backups kept; older ones are removed.'),
+  backupIntervalMs: setting('BACKUP_INTERVAL_MS', '--backup-interval-ms', 86_400_000, positive, 'Time between scheduled backups (the first one an interval after start).'),
 } as const;
 
 type Settings = typeof SETTINGS;

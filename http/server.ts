@@ -18,6 +18,7 @@ import { createNotify } from '../actors/notify/index.js';
 import { createWebhooks } from '../webhooks/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
+import { startBackups } from '../storage/backup-schedule.js';
 import type { MongoStore } from '../storage/mongo-store.js';
 import type { Store, WriterLease } from '../storage/store.js';
 import { startLive } from './live/live-channels.js';
@@ -143,6 +144,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   webhooks.start();
   const { resumed } = await startIdentityWork(system, store);
   startOAuthSweeps(system);
+  const backups = startBackups({ dataDir: config.dataDir, dir: config.backupDir, keep: config.backupKeep, intervalMs: config.backupIntervalMs, storageKind: store.kind });
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -151,6 +153,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Requests under way finish, and their charges reach the ledger, before it closes.
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
       await aggregator.close();
+      await backups.stop();
       await charges.flush();
       await audits.flush();
       // A node hands its shards over first, its actors' writes durable, while NATS still answers.

@@ -11,6 +11,7 @@ import { COMMENT_FLAGS, type FlagDoc } from './flag-doc.js';
 import { listJson, type Viewer } from './listing.js';
 import { createComment, deleteComment } from './page-comments.js';
 import { eraseUserComments } from './page-erase.js';
+import { finishImport, importComments } from './page-import.js';
 import { commentEvent } from './page-events.js';
 import { PAGES, type PageDoc } from './page-doc.js';
 import { flagComment, unflagComment } from './page-flags.js';
@@ -203,6 +204,8 @@ export class PageActor extends Actor<PageProtocol> {
 
     react: (request) => react(this.#host, request),
     reactState: (request) => reactState(this.#host, request),
+    importComments: (request) => importComments(this.#host, request),
+    finishImport: () => finishImport(this.#host),
   };
 
   /** The comment, if this page holds it (adopting it first if another page moved it here). */

@@ -9,12 +9,12 @@
 import { defineKind } from '../../engine/actor.js';
 import type { PollInput, PollView } from '../poll/poll-model.js';
 import type { Settings } from '../tenant/widget-config.js';
-import type { CommentHashTag, CommentMention } from './comment-doc.js';
+import type { CommentDoc, CommentHashTag, CommentMention } from './comment-doc.js';
 import type { ListQuery } from './listing.js';
 import type { PageDoc } from './page-doc.js';
 import type { EraseRequest } from './page-erase.js';
 import type { ReactKind } from './react-doc.js';
-import type { VoteDirection } from './vote-doc.js';
+import type { VoteDirection, VoteDoc } from './vote-doc.js';
 import type { WebhookTarget } from '../webhook/protocol.js';
 
 /**
@@ -222,6 +222,16 @@ export type PageProtocol = {
     out: { code: 'already-liked' | 'not-liked' | 'already-reacted' | 'no-react' | null };
   };
   reactState: { in: { userKey: string | null; kind: ReactKind; reactId: string | null; recent: number }; out: ReactState };
+  /**
+   * Imported comments (and their votes) for this page, as prepared by an import: those it
+   * already holds are left alone (page-import.ts). `page` creates the page record if missing.
+   */
+  importComments: {
+    in: { page: { url: string | null; title: string | null; isClosed: boolean }; comments: readonly CommentDoc[]; votes: readonly VoteDoc[] };
+    out: { created: string[]; existing: string[] };
+  };
+  /** Ends an import on this page: imported replies whose parent never came become top-level (their `externalId`s). */
+  finishImport: { in: null; out: { orphans: string[] } };
 };
 
 /** `page:<tenantId>:<urlId>` */
