@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { PAGES, type PageDoc } from '../../actors/page/page-doc.js';
+import { COLLECTIONS } from '../../storage/collections.js';
+import { createStore } from '../../storage/create-store.js';
+import { InstrumentedStore } from '../fixtures/instrumented-store.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { seed } from './aggregate-fixture.js';
 
@@ -33,8 +36,14 @@ for (const storage of storages()) {
   describe(`every page of the account on ${storage}`, () => {
     let t: TestServer;
     let expected: string[];
+    let store: InstrumentedStore | undefined;
     before(async () => {
-      t = await startTestServer(storage);
+      t = await startTestServer(storage, {}, {
+        store: (config) =>
+          (store = new InstrumentedStore(
+            createStore({ dataDir: config.dataDir, mongodbUri: config.mongodbUri, mongodbDb: config.mongodbDb, mongoTimeoutMs: config.storageTimeoutMs }, COLLECTIONS),
+          )),
+      });
       const other = await t.addTenant({ name: 'Other' });
       const docs = Array.from({ length: PAGE_COUNT }, (_, i) => pageDoc(t.tenant.tenantId, i));
       await seed(t, PAGES, [...docs, { ...pageDoc(other.tenantId, 0), _id: 'other-tenant-page' }]);
@@ -75,6 +84,34 @@ for (const storage of storages()) {
       assert.equal((await t.api('GET', '/healthz', { auth: 'none' })).status, 200);
       const again = await t.api<{ pages: Page[] }>('GET', '/api/v1/pages');
       assert.equal(again.body.pages.length, PAGE_COUNT);
+    });
+
+    test('storage lost midway cuts the answer: the client never gets a shorter list that looks complete', async () => {
+      // Each part takes a while to read, so storage goes away while later parts are still to come.
+      store!.slowDown(100);
+      const url = new URL('/api/v1/pages', t.url);
+      const outcome = await new Promise<{ status: number; complete: boolean; body: string }>((resolve, reject) => {
+        let responded = false;
+        const req = request(url, { headers: { 'x-api-key': t.tenant.apiKey, 'x-tenant-id': t.tenant.tenantId } }, (res) => {
+          responded = true;
+          let body = '';
+          res.once('data', () => store!.setDown(true));
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('error', () => undefined);
+          res.on('close', () => resolve({ status: res.statusCode!, complete: res.complete, body }));
+        });
+        req.on('error', () => undefined);
+        req.on('close', () => (responded ? undefined : reject(new Error('closed before an answer'))));
+        req.end();
+      });
+      store!.setDown(false);
+      store!.slowDown(0);
+      assert.equal(outcome.status, 200);
+      assert.equal(outcome.complete, false, 'the answer was cut');
+      assert.ok(outcome.body.startsWith('{"status":"success","pages":['));
+      assert.throws(() => JSON.parse(outcome.body), SyntaxError);
+      const again = await t.api<{ pages: Page[] }>('GET', '/api/v1/pages');
+      assert.equal(again.body.pages.length, PAGE_COUNT, 'and the next read is whole');
     });
   });
 }
