@@ -21,20 +21,21 @@ export const PAGES_PER_PART = 500;
  * memory holds one part whatever the number of pages.
  */
 async function* allPages(app: AppServices, tenantId: string, skip: number): AsyncGenerator<string> {
-  yield '{"status":"success","pages":[';
+  // The first part holds the first pages read, so a failure to read them is still an error reply.
+  let part = '{"status":"success","pages":[';
   let after: { createdAt: string; id: string } | null = null;
-  let separator = '';
   for (;;) {
     const pages: PageDoc[] = await app.system.ask(SiteKind, tenantId, 'pagesAfter', { after, skip, limit: PAGES_PER_PART });
-    if (pages.length > 0) {
-      yield separator + pages.map((page) => JSON.stringify(pageView(page))).join(',');
-      separator = ',';
+    if (pages.length > 0) part += (after === null ? '' : ',') + pages.map((page) => JSON.stringify(pageView(page))).join(',');
+    if (pages.length < PAGES_PER_PART) {
+      yield `${part}],"hasMore":false}`;
+      return;
     }
-    if (pages.length < PAGES_PER_PART) break;
+    yield part;
+    part = '';
     const last = pages[pages.length - 1]!;
     after = { createdAt: last.createdAt, id: last._id };
   }
-  yield '],"hasMore":false}';
 }
 
 const GROUPS: Schema = { type: 'array', items: text(256), maxItems: 100 };

@@ -63,6 +63,10 @@ for (const storage of storages()) {
 
       const rest = await t.api<{ pages: Page[] }>('GET', '/api/v1/pages', { query: { skip: 1000 } });
       assert.deepEqual(rest.body.pages.map((p) => p.id), expected.slice(1000), 'skip, then the rest');
+      const whole = await t.api<{ pages: Page[] }>('GET', '/api/v1/pages', { query: { skip: PAGE_COUNT - 2000 } });
+      assert.deepEqual(whole.body.pages.map((p) => p.id), expected.slice(PAGE_COUNT - 2000), 'a whole number of parts');
+      const none = await t.api<{ pages: Page[]; hasMore: boolean }>('GET', '/api/v1/pages', { query: { skip: PAGE_COUNT } });
+      assert.deepEqual([none.body.pages, none.body.hasMore], [[], false]);
       const paged = await t.api<{ pages: Page[]; hasMore: boolean }>('GET', '/api/v1/pages', { query: { skip: 1000, limit: 1000 } });
       assert.deepEqual([paged.body.pages.map((p) => p.id), paged.body.hasMore], [expected.slice(1000, 2000), true], 'a limit still pages');
     });
