@@ -21,6 +21,7 @@ import { AUDIT_LOGS } from '../actors/audit/audit-model.js';
 import { EMAIL_COLLECTIONS } from '../actors/email/protocol.js';
 import { MODERATORS, MODERATOR_COUNTERS } from '../actors/moderator/moderator-model.js';
 import { NOTIFY_COLLECTIONS } from '../actors/notify/notification-doc.js';
+import { JOBS } from '../actors/jobs/jobs.js';
 import type { Filter } from '../storage/store.js';
 import type { FieldRef, FieldType } from './plan.js';
 
@@ -210,6 +211,9 @@ const renderErrorFields = fields({
   ...byType('date', ['createdAt', 'lastOccurredAt']),
 });
 
+/** Background jobs (deleting a user's comments across pages) while they run; `createdAt` is epoch ms as stored. */
+const batchJobFields = fields({ ...ID, type: 'string', createdAt: 'number' });
+
 const of = (collection: string, tenantField: string, fieldRefs: ResourceSpec['fields'], where?: Filter): ResourceSpec =>
   Object.freeze(where ? { collection, tenantField, where, fields: fieldRefs } : { collection, tenantField, fields: fieldRefs });
 
@@ -239,6 +243,7 @@ export const AGGREGATABLE: Readonly<Record<string, ResourceSpec>> = Object.freez
   UserSubscription: of(NOTIFY_COLLECTIONS.subscriptions, 'tenantId', subscriptionFields),
   EmailToSend: of(EMAIL_COLLECTIONS.outbox, 'tenantId', emailToSendFields),
   CustomEmailTemplateRenderError: of(EMAIL_COLLECTIONS.renderErrors, 'tenantId', renderErrorFields),
+  BatchJob: of(JOBS, 'tenantId', batchJobFields),
 });
 
 /**

@@ -1,5 +1,6 @@
 import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
+import { log } from '../engine/log.js';
 import { isUtf8 } from 'node:buffer';
 import { AuditedCall, readEntry, type ReadRoute } from './audit.js';
 import { authenticate, type AuthInfo, bearerChallenge } from './auth.js';
@@ -9,7 +10,7 @@ import { limitKey } from './client-address.js';
 import { assertStorable } from './input-guard.js';
 import { admitPublic } from './public-access.js';
 import { errorReply, successReply } from './respond.js';
-import { type AnyRoute, type Method, type RouteRequest, type Schema } from './route.js';
+import { type AnyRoute, type Method, type RouteRequest, type Schema, StreamedJson } from './route.js';
 import { Router } from './router.js';
 import type { AppServices } from './services.js';
 import type { IncomingRequest, RequestHandler, Responder } from './uws.js';
@@ -147,6 +148,23 @@ class CallRequest implements RouteRequest {
   }
 }
 
+/**
+ * Sends a streamed answer (already a success: charged, audited). A part that fails later can
+ * no longer change the status: the connection is cut, so the client sees an incomplete answer,
+ * and the failure is logged.
+ */
+async function streamAnswer(res: Responder, headers: Headers, first: IteratorResult<string>, rest: AsyncIterator<string>): Promise<void> {
+  if (first.done === true) {
+    res.send(errorReply(new Error('a streamed answer made no part'), headers));
+    return;
+  }
+  try {
+    await res.stream({ status: 200, headers }, first.value, rest);
+  } catch (err) {
+    log.error('stream-cut', { err });
+  }
+}
+
 /** The request handler, and a way to wait for the requests it is still answering. */
 export interface Pipeline {
   readonly handle: RequestHandler;
@@ -202,6 +220,9 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
       if (audit !== undefined) await audit.start();
       const handled = spec.handle(request);
       let result = handled instanceof Promise ? await handled : handled;
+      // A streamed answer's first part is made before it counts as a success: a refusal there is an ordinary error reply.
+      const stream = result instanceof StreamedJson ? result.parts[Symbol.asyncIterator]() : undefined;
+      const first = stream === undefined ? undefined : await stream.next();
       if (charge !== undefined) {
         const settled = charge.succeeded(result);
         result = settled instanceof Promise ? await settled : settled;
@@ -212,6 +233,10 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
       if (auth?.audited === true && spec.method === 'GET') {
         const backlogged = app.audits.add(readEntry(request, clock.now()));
         if (backlogged !== undefined) await backlogged;
+      }
+      if (stream !== undefined) {
+        await streamAnswer(res, headers, first!, stream);
+        return;
       }
       res.send(successReply(result, headers, spec.answers));
     } catch (err) {

@@ -42,8 +42,16 @@ export class CustomReply {
   ) {}
 }
 
-/** A handler's answer: a body (the server adds `status: success` on `api` routes), raw JSON, or a whole reply. */
-export type RouteResult = Record<string, unknown> | RawJson | CustomReply;
+/**
+ * A JSON answer too large to hold at once, sent in parts as they are made (`status` included
+ * by the handler): memory holds one part at a time, whatever the size of the whole.
+ */
+export class StreamedJson {
+  constructor(readonly parts: AsyncIterable<string>) {}
+}
+
+/** A handler's answer: a body (the server adds `status: success` on `api` routes), raw JSON, a streamed answer, or a whole reply. */
+export type RouteResult = Record<string, unknown> | RawJson | CustomReply | StreamedJson;
 
 /** What a handler sees of a request: validated and typed. */
 export interface RouteRequest<Q = Record<string, unknown>, B = unknown> {

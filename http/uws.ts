@@ -40,6 +40,14 @@ export interface Responder {
   readonly aborted: boolean;
   /** Sends the whole response, once. Later calls are ignored. */
   send(reply: Reply): void;
+  /**
+   * Sends a response whose body comes in parts (chunked), once: the head and `first` now, then
+   * each part of `rest` once the client has taken the previous ones, so at most one part waits
+   * in memory. If `rest` throws, or the client goes away, the connection is closed without the
+   * body's end: the client sees a cut answer, never a complete-looking one. Resolves when done;
+   * rejects with what `rest` threw.
+   */
+  stream(head: Omit<Reply, 'body'>, first: string, rest: AsyncIterator<string>): Promise<void>;
 }
 
 /** Handles one copied request; answers through the responder, now or after awaits. */
@@ -140,10 +148,14 @@ const HEADERS_TOO_LARGE = refusal(431, 'headers-too-large', `The request headers
 const BAD_LENGTH = refusal(400, 'bad-request', 'Content-Length must be one decimal number (it was repeated with different values, or malformed).');
 const DECIMAL = /^\d{1,15}$/;
 
-function writeReply(res: uWS.HttpResponse, reply: Reply, closeConnection = false): void {
+function writeHead(res: uWS.HttpResponse, reply: Omit<Reply, 'body'>): void {
   res.writeStatus(statusLine(reply.status));
   res.writeHeader('content-type', reply.contentType ?? 'application/json; charset=utf-8');
   if (reply.headers) for (const [name, value] of reply.headers) res.writeHeader(name, value);
+}
+
+function writeReply(res: uWS.HttpResponse, reply: Reply, closeConnection = false): void {
+  writeHead(res, reply);
   res.end(reply.body, closeConnection);
 }
 
@@ -174,6 +186,8 @@ class Exchange implements IncomingRequest, Responder {
   inCallback = true;
   #ip: string | undefined;
   readonly #res: uWS.HttpResponse;
+  /** Wakes a stream waiting for the socket to drain (on drain, or when the client goes away). */
+  #wake: (() => void) | undefined;
 
   constructor(res: uWS.HttpResponse, req: uWS.HttpRequest, method: string, trustProxy: boolean) {
     this.#res = res;
@@ -218,6 +232,69 @@ class Exchange implements IncomingRequest, Responder {
     this.done = true;
     if (this.inCallback) writeReply(this.#res, reply);
     else this.#res.cork(() => writeReply(this.#res, reply));
+  }
+
+  /** The client went away: nothing is written from now on. */
+  abort(): void {
+    this.aborted = true;
+    this.#wake?.();
+  }
+
+  async stream(head: Omit<Reply, 'body'>, first: string, rest: AsyncIterator<string>): Promise<void> {
+    if (this.aborted || this.done) {
+      await rest.return?.();
+      return;
+    }
+    this.done = true;
+    const res = this.#res;
+    let drained = this.#corked(() => {
+      writeHead(res, head);
+      return res.write(first);
+    });
+    let ended = false;
+    try {
+      for (;;) {
+        if (!drained) await this.#drain();
+        if (this.aborted) return;
+        const next = await rest.next();
+        if (this.aborted) return;
+        if (next.done === true) {
+          ended = true;
+          this.#corked(() => res.end());
+          return;
+        }
+        drained = this.#corked(() => res.write(next.value));
+      }
+    } finally {
+      if (!ended) {
+        if (!this.aborted) this.#corked(() => res.close());
+        await rest.return?.();
+      }
+    }
+  }
+
+  #corked<T>(write: () => T): T {
+    if (this.inCallback) return write();
+    let result!: T;
+    this.#res.cork(() => {
+      result = write();
+    });
+    return result;
+  }
+
+  /** Resolves once the socket took what was written (or the client went away). */
+  #drain(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        this.#wake = undefined;
+        resolve();
+      };
+      this.#wake = wake;
+      this.#res.onWritable(() => {
+        wake();
+        return true;
+      });
+    });
   }
 
   /** Answers from inside a uWebSockets.js callback and closes the connection (the body is left unread). */
@@ -374,9 +451,7 @@ export class HttpServer {
   #accept(res: uWS.HttpResponse, req: uWS.HttpRequest, handler: RequestHandler): void {
     const method = (NATIVE ? req.getCaseSensitiveMethod() : req.getMethod()).toUpperCase();
     const exchange = new Exchange(res, req, method, this.#options.trustProxy);
-    res.onAborted(() => {
-      exchange.aborted = true;
-    });
+    res.onAborted(() => exchange.abort());
     const refused = malformed(exchange);
     if (refused !== undefined) {
       exchange.refuse(refused);

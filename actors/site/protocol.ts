@@ -19,6 +19,12 @@ export interface SearchRequest {
 export type SiteProtocol = {
   /** Page records of the tenant, oldest first: `limit` of them after `skip`, and whether more follow. */
   listPages: { in: { skip: number; limit: number }; out: { pages: PageDoc[]; hasMore: boolean } };
+  /**
+   * Up to `limit` pages in list order (oldest first, then by id) after `after` (a page's
+   * `createdAt` and id), or after the first `skip` when `after` is null: the next part of a
+   * list read in parts, each found through the index wherever the list stands.
+   */
+  pagesAfter: { in: { after: { createdAt: string; id: string } | null; skip: number; limit: number }; out: PageDoc[] };
   /** Comments across all pages (flat), approved and not spam. */
   searchComments: { in: SearchRequest; out: Record<string, unknown>[] };
   /** The id of the tenant's user with this email, if any. */

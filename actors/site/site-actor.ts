@@ -10,6 +10,9 @@ import { POLL_COLLECTIONS, type PollDoc, pollView } from '../poll/poll-model.js'
 import { type UserDoc, USERS } from '../user/protocol.js';
 import type { SiteProtocol } from './protocol.js';
 
+/** The order pages are listed in: oldest first, then by id (the index `by_tenant_created`). */
+const PAGE_ORDER: SortSpec = [['createdAt', 1], ['_id', 1]];
+
 const SORTS: Readonly<Record<SortDirection, SortSpec>> = {
   OF: [['date', 1], ['_id', 1]],
   NF: [['date', -1], ['_id', -1]],
@@ -36,8 +39,18 @@ export class SiteActor extends Actor<SiteProtocol> {
   readonly handlers: Handlers<SiteProtocol> = {
     listPages: async ({ skip, limit }) => {
       this.allowUnconfirmed();
-      const pages = await this.store.find<PageDoc>(PAGES, { tenantId: this.id }, { sort: [['createdAt', 1], ['_id', 1]], skip, limit: limit + 1 });
+      const pages = await this.store.find<PageDoc>(PAGES, { tenantId: this.id }, { sort: PAGE_ORDER, skip, limit: limit + 1 });
       return { pages: pages.slice(0, limit), hasMore: pages.length > limit };
+    },
+
+    pagesAfter: async ({ after, skip, limit }) => {
+      this.allowUnconfirmed();
+      if (after === null) return this.store.find<PageDoc>(PAGES, { tenantId: this.id }, { sort: PAGE_ORDER, skip, limit });
+      // Those created at the same moment as the last one read, after it by id; then the later ones.
+      const same = await this.store.find<PageDoc>(PAGES, { tenantId: this.id, createdAt: after.createdAt, _id: { $gt: after.id } }, { sort: PAGE_ORDER, limit });
+      if (same.length === limit) return same;
+      const later = await this.store.find<PageDoc>(PAGES, { tenantId: this.id, createdAt: { $gt: after.createdAt } }, { sort: PAGE_ORDER, limit: limit - same.length });
+      return [...same, ...later];
     },
 
     searchComments: async ({ query, voterKey, blocked }) => {

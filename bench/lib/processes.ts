@@ -40,6 +40,8 @@ export interface StartServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** A tenant made by another server on the same storage (a further cluster node prints none). */
   readonly tenant?: DemoTenant;
+  /** An LMDB directory prepared beforehand (with `tenant`, e.g. made by the command line); deleted at `stop()` like a fresh one. */
+  readonly dataDir?: string;
 }
 
 /**
@@ -265,7 +267,7 @@ function demoValue(stdout: readonly string[], label: string): string {
  * demo tenant. `stop()` ends it and deletes the directory.
  */
 export async function startServerProcess(options: StartServerOptions = {}): Promise<ServerProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-server-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-server-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',

@@ -2,12 +2,20 @@
  * `GET /api/v1/comments?urlId=` on a page of 500 comments, default page (30 comments, most
  * relevant first), with the demo tenant's key, against the hello-world baseline. Every call
  * authenticates, reads the page's settings, asks the page actor and is charged a credit; the
- * page actor answers from the serialised page it keeps until the page next changes.
+ * page actor answers from the serialised page it keeps until the page next changes. Then the
+ * same read of a tenant whose package audits every access (each read recorded in its audit
+ * log, in batches off the request path).
  */
-import type { ServerProcess } from '../lib/processes.js';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DemoTenant, ServerProcess } from '../lib/processes.js';
 import { figureServerCpu } from '../lib/cpu.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
+const CLI_JS = fileURLToPath(new URL('../../cli.js', import.meta.url));
 const URL_ID = 'bench-page';
 const COMMENTS = 500;
 const PATH = `/api/v1/comments?urlId=${URL_ID}`;
@@ -23,14 +31,14 @@ const TEXTS = [
   'Any plans for a follow-up on how this scales past a few thousand users? Would love to read it.',
 ];
 
-async function seed(server: ServerProcess): Promise<void> {
+async function seed(server: ServerProcess, headers: Record<string, string> = server.authHeaders): Promise<void> {
   for (let i = 0; i < COMMENTS; i += 25) {
     await Promise.all(
       Array.from({ length: Math.min(25, COMMENTS - i) }, async (_, j) => {
         const n = i + j;
         const res = await fetch(`${server.url}/api/v1/comments`, {
           method: 'POST',
-          headers: { ...server.authHeaders, 'content-type': 'application/json' },
+          headers: { ...headers, 'content-type': 'application/json' },
           body: JSON.stringify({
             commenterName: `Reader ${n % 40}`,
             comment: TEXTS[n % TEXTS.length]!,
@@ -47,9 +55,22 @@ async function seed(server: ServerProcess): Promise<void> {
   }
 }
 
+/** A tenant made with the command line on a data directory no server uses yet (`--auditing`: its package audits every call). */
+function cliTenant(dataDir: string, args: readonly string[]): DemoTenant {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+  // The suite's server runs on LMDB: an inherited MongoDB setting must not send the tenants elsewhere.
+  delete env['MONGODB_URI'];
+  const out = execFileSync(process.execPath, [CLI_JS, 'tenant', 'create', ...args], { env, encoding: 'utf8' });
+  return JSON.parse(out) as DemoTenant;
+}
+
 async function run(ctx: SuiteContext): Promise<void> {
   const baseline = await ctx.startBaseline();
-  const server = await ctx.startServer();
+  // Both tenants are made before the server starts: only the operator gives a tenant a package of its own.
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-server-'));
+  const plain = cliTenant(dataDir, ['--name', 'Bench']);
+  const audited = cliTenant(dataDir, ['--name', 'Audited', '--auditing']);
+  const server = await ctx.startServer({ dataDir, tenant: plain });
   ctx.progress(`seeding ${COMMENTS} comments`);
   await seed(server);
 
@@ -77,6 +98,26 @@ async function run(ctx: SuiteContext): Promise<void> {
   const rss = server.rssBytes();
   if (rss !== undefined) ctx.figure({ key: 'serverRssMb', label: 'server resident memory after the load', value: rss / 1024 / 1024, unit: 'MB', digits: 0 });
   ctx.note('Each call is authenticated with X-API-KEY/X-TENANT-ID and charged one credit (reads do not wait for the charge to be durable).');
+
+  ctx.progress(`seeding ${COMMENTS} comments of an audited tenant`);
+  const auditedHeaders = { 'X-API-KEY': audited.apiKey, 'X-TENANT-ID': audited.tenantId };
+  await seed(server, auditedHeaders);
+  const auditedProbe = await fetch(`${server.url}${PATH}`, { headers: auditedHeaders });
+  if (auditedProbe.status !== 200) throw new Error(`audited GET ${PATH} answered ${auditedProbe.status} ${(await auditedProbe.text()).slice(0, 300)}`);
+  const a = (
+    await ctx.compare({
+      label: `GET ${PATH} of an audited tenant (every read recorded)`,
+      subject: { url: `${server.url}${PATH}`, headers: auditedHeaders, serverPid: server.pid },
+      baseline: { url: `${baseline.url}/` },
+    })
+  ).subject;
+  ctx.figure({ key: 'auditedRps', label: 'GET comments throughput, audited tenant', value: a.rps, unit: 'req/s' });
+  if (a.serverCpu !== undefined) {
+    ctx.figure({ key: 'auditedMainCpuUs', label: 'server main-thread CPU per audited read', value: a.serverCpu.mainThreadUs, unit: 'µs', digits: 1 });
+    ctx.figure({ key: 'auditedProcessCpuUs', label: 'server CPU per audited read, all threads', value: a.serverCpu.processUs, unit: 'µs', digits: 1 });
+  }
+  ctx.figure({ key: 'auditedFailedRequests', label: 'failed audited requests', value: a.errors.total, unit: '' });
+  ctx.note('The audited tenant was made with `cli tenant create --auditing`: its package has hasAuditing.');
 }
 
 /** See the module comment. */
@@ -86,6 +127,7 @@ export const commentsGet: Suite = {
   targets: [
     { figure: 'ratio', op: '>=', value: 0.5, description: 'share of hello-world throughput' },
     { figure: 'failedRequests', op: '<=', value: 0, description: 'failed requests under load' },
+    { figure: 'auditedFailedRequests', op: '<=', value: 0, description: 'failed audited requests under load' },
   ],
   run,
 };

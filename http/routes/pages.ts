@@ -1,16 +1,42 @@
 import { pageLocator } from '../../actors/page/locator.js';
 import { webhookTargets } from '../../actors/webhook/protocol.js';
-import { pageView } from '../../actors/page/page-doc.js';
+import { type PageDoc, pageView } from '../../actors/page/page-doc.js';
 import { PageKind, pageActorId } from '../../actors/page/protocol.js';
 import { REACT_KINDS } from '../../actors/page/react-doc.js';
 import { SiteKind } from '../../actors/site/protocol.js';
 import { ApiError } from '../../engine/errors.js';
-import { route, type Schema } from '../route.js';
+import { route, type Schema, StreamedJson } from '../route.js';
+import type { AppServices } from '../services.js';
 import { link, requireUrlId, text, URL_ID } from './page-context.js';
 import { REACT_USERS_LOOKED_UP, reactUsers, type UserInfoMode, userEntry } from './page-reacts.js';
 
-/** Most pages one `GET /api/v1/pages` answers (and its default): `skip` pages through the rest. */
+/** Most pages one `GET /api/v1/pages` answers when it is given a `limit`: `skip` pages through the rest. */
 export const PAGES_PER_LIST = 1000;
+/** Pages read (and sent) per part of the whole list. */
+export const PAGES_PER_PART = 500;
+
+/**
+ * The whole list of a tenant's pages after the first `skip`, as JSON in parts: one part per
+ * `PAGES_PER_PART` pages, each read through the site actor from where the last one ended, so
+ * memory holds one part whatever the number of pages.
+ */
+async function* allPages(app: AppServices, tenantId: string, skip: number): AsyncGenerator<string> {
+  // The first part holds the first pages read, so a failure to read them is still an error reply.
+  let part = '{"status":"success","pages":[';
+  let after: { createdAt: string; id: string } | null = null;
+  for (;;) {
+    const pages: PageDoc[] = await app.system.ask(SiteKind, tenantId, 'pagesAfter', { after, skip, limit: PAGES_PER_PART });
+    if (pages.length > 0) part += (after === null ? '' : ',') + pages.map((page) => JSON.stringify(pageView(page))).join(',');
+    if (pages.length < PAGES_PER_PART) {
+      yield `${part}],"hasMore":false}`;
+      return;
+    }
+    yield part;
+    part = '';
+    const last = pages[pages.length - 1]!;
+    after = { createdAt: last.createdAt, id: last._id };
+  }
+}
 
 const GROUPS: Schema = { type: 'array', items: text(256), maxItems: 100 };
 const COUNTS = ['commentCount', 'rootCommentCount'] as const;
@@ -57,8 +83,10 @@ export const pageRoutes = [
     path: '/api/v1/pages',
     access: 'tenant',
     query: { type: 'object', properties: { skip: { type: 'integer', minimum: 0, maximum: 100_000_000 }, limit: { type: 'integer', minimum: 1, maximum: PAGES_PER_LIST } } },
+    // Without a limit, every page of the account (the API's `GetPages` takes no paging): streamed.
     handle: async ({ app, tenantId, query }) => {
-      const { pages, hasMore } = await app.system.ask(SiteKind, tenantId, 'listPages', { skip: query.skip ?? 0, limit: query.limit ?? PAGES_PER_LIST });
+      if (query.limit === undefined) return new StreamedJson(allPages(app, tenantId, query.skip ?? 0));
+      const { pages, hasMore } = await app.system.ask(SiteKind, tenantId, 'listPages', { skip: query.skip ?? 0, limit: query.limit });
       return { pages: pages.map(pageView), hasMore };
     },
   }),

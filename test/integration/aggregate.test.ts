@@ -88,6 +88,12 @@ const STORED_NEW: Record<string, { collection: string; doc: Omit<Doc, '_id'>; op
     operation: { field: 'attempts', op: 'avg', alias: 'x' },
     answer: { numericValue: 3 },
   },
+  BatchJob: {
+    collection: 'jobs',
+    doc: { type: 'user-erase', actorId: 'x', createdAt: ms(1) },
+    operation: { field: 'type', op: 'distinct', alias: 'x' },
+    answer: { distinctCounts: { 'user-erase': 1 } },
+  },
   CustomEmailTemplateRenderError: {
     collection: 'emailTemplateRenderErrors',
     doc: { customTemplateId: 't1', error: 'ReferenceError', count: 5, createdAt: day(1), lastOccurredAt: day(2) },
@@ -323,7 +329,7 @@ for (const storage of storages()) {
         assert.deepEqual(schemaErrors('AggregationAPIError', answer), []);
       }
       assert.deepEqual(accepted.sort(), [
-        'AnonymousVote', 'BlockedUser', 'Comment', 'CustomConfig', 'CustomEmailTemplateRenderError', 'EmailToSend', 'Moderator', 'Page', 'PageReact',
+        'AnonymousVote', 'BatchJob', 'BlockedUser', 'Comment', 'CustomConfig', 'CustomEmailTemplateRenderError', 'EmailToSend', 'Moderator', 'Page', 'PageReact',
         'PendingVote', 'SSOUser', 'Tenant', 'TenantAuditLog', 'TenantDailyUsage', 'TenantPackage', 'User', 'UserNotification', 'UserSubscription', 'Vote',
       ]);
       for (const [resourceName, { operation, answer }] of Object.entries(STORED_NEW)) {
