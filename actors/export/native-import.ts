@@ -35,6 +35,8 @@ export interface NativeImport {
   readonly tenantId: string;
   readonly file: string;
   readonly dryRun: boolean;
+  /** A kind of actor of the tenant left active (the job running this import). */
+  readonly exceptKind?: string;
   onProgress?(bytes: number, documents: number): void;
 }
 
@@ -100,7 +102,7 @@ export async function importNative(run: NativeImport): Promise<NativeReport> {
     run.onProgress?.(input.bytesRead(), report.documents.total);
   };
 
-  if (!run.dryRun) await run.system.passivateTenant(run.tenantId, '', PASSIVATE_MS);
+  if (!run.dryRun) await run.system.passivateTenant(run.tenantId, run.exceptKind ?? '', PASSIVATE_MS);
   let lineNo = 0;
   for await (const text of lines(input)) {
     lineNo++;
@@ -136,7 +138,7 @@ export async function importNative(run: NativeImport): Promise<NativeReport> {
   }
   if (header === undefined) throw new Error('empty file: not an export');
   await write();
-  if (!run.dryRun) await run.system.passivateTenant(run.tenantId, '', PASSIVATE_MS);
+  if (!run.dryRun) await run.system.passivateTenant(run.tenantId, run.exceptKind ?? '', PASSIVATE_MS);
   if (report.problems.first.length > KEPT_PROBLEMS) report.problems.first.length = KEPT_PROBLEMS;
   return report;
 }
