@@ -129,7 +129,8 @@ describe('an import job when its server is killed', () => {
 
   test('is finished after the restart: every comment once', async () => {
     const dataDir = join(dir, 'data');
-    const server = await spawnServer({ DATA_DIR: dataDir });
+    // The spool a killed run leaves goes with the test's directory.
+    const server = await spawnServer({ DATA_DIR: dataDir, TMPDIR: dir });
     servers.push(server);
     const headers = demoHeaders(server);
     const tenantId = server.demo!.tenantId;
@@ -149,7 +150,7 @@ describe('an import job when its server is killed', () => {
     await server.kill('SIGKILL');
     servers.length = 0;
 
-    const again = await spawnServer({ DATA_DIR: dataDir });
+    const again = await spawnServer({ DATA_DIR: dataDir, TMPDIR: dir });
     servers.push(again);
     let done: Job | undefined;
     await eventually(async () => {

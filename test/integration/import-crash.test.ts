@@ -30,7 +30,7 @@ for (const storage of storages()) {
       const file = join(p.dataDir, 'big.xml');
       await generateDisqus(file, threads, total, storage === 'lmdb' ? 5000 : 100);
 
-      const child = spawn(process.execPath, [repoFile('dist/cli.js'), 'import', '--tenant', tenantId, '--format', 'disqus', file], { env: { ...process.env, ...p.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [repoFile('dist/cli.js'), 'import', '--tenant', tenantId, '--format', 'disqus', file], { env: { ...process.env, ...p.env, TMPDIR: p.dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
       const exited = new Promise<string | number>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code ?? 'unknown')));
       // Killed once the first pages are written (the writing phase said so).
       await new Promise<void>((resolve, reject) => {
