@@ -25,6 +25,8 @@ export type ExportJobProtocol = {
   /** Stores part `n` of the running export (durable when answered). */
   part: { in: { n: number; data: string }; out: null };
   finished: { in: { parts: number; documents: number; bytes: number; error: string | null }; out: null };
+  /** Part `n` of a finished export, as text. */
+  readPart: { in: { n: number }; out: string };
 };
 
 /** `export-job:<tenantId>:<jobId>` */
@@ -72,6 +74,15 @@ export class ExportJobActor extends Actor<ExportJobProtocol> {
       const doc: JobPartDoc = { _id: partId(this.#jobId(), n), tenantId: this.#tenantId(), jobId: this.#jobId(), n, data };
       this.put(DATA_JOB_COLLECTIONS.exportParts, doc);
       return null;
+    },
+    readPart: async ({ n }) => {
+      const job = this.#job;
+      if (job === undefined) throw new ApiError('export-not-found');
+      if (job.state !== 'done') throw new ApiError('export-not-ready');
+      if (n >= job.parts) throw new ApiError('export-not-found', `The export has ${job.parts} parts, numbered from 0.`);
+      const part = await this.store.get<JobPartDoc>(DATA_JOB_COLLECTIONS.exportParts, partId(this.#jobId(), n));
+      if (part === undefined || part.tenantId !== this.#tenantId()) throw new ApiError('export-not-found');
+      return part.data;
     },
     finished: ({ parts, documents, bytes, error }) => {
       if (this.#job !== undefined) this.#save({ state: error === null ? 'done' : 'failed', parts, documents, bytes, error });

@@ -9,7 +9,6 @@
  *   parts; `GET /api/v1/exports/:id/parts/:n` one part of the NDJSON file, as is.
  */
 import { ExportJobKind } from '../../actors/export/export-job-actor.js';
-import { DATA_JOB_COLLECTIONS, type JobPartDoc, partId } from '../../actors/import/import-job-model.js';
 import { ImportJobKind } from '../../actors/import/import-job-actor.js';
 import { MATCH_RULES, type MatchRule } from '../../actors/import/match.js';
 import { IMPORT_FORMATS, type ImportFormat } from '../../actors/import/records.js';
@@ -107,15 +106,8 @@ export const dataJobRoutes = [
     // A fixed cost (a part is at most 512 KB): a variable one is reported inside JSON answers.
     credits: perSize(512 * 1024),
     handle: async ({ app, tenantId, params }) => {
-      const job = await app.system.ask(ExportJobKind, `${tenantId}:${params['id']!}`, 'get', null);
-      if (job === null) throw new ApiError('export-not-found');
-      if (job['state'] !== 'done') throw new ApiError('export-not-ready');
-      const n = Number(params['n']);
-      if (n >= (job['parts'] as number)) throw new ApiError('export-not-found', `The export has ${job['parts'] as number} parts, numbered from 0.`);
-      // A finished export's parts are never written again: read from storage as they are.
-      const part = await app.store.get<JobPartDoc>(DATA_JOB_COLLECTIONS.exportParts, partId(params['id']!, n));
-      if (part === undefined || part.tenantId !== tenantId) throw new ApiError('export-not-found');
-      return new CustomReply(200, part.data, 'application/x-ndjson; charset=utf-8');
+      const text = await app.system.ask(ExportJobKind, `${tenantId}:${params['id']!}`, 'readPart', { n: Number(params['n']) });
+      return new CustomReply(200, text, 'application/x-ndjson; charset=utf-8');
     },
   }),
 ];

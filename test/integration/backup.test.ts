@@ -5,13 +5,14 @@
  * the newest `BACKUP_KEEP`.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { eventually } from '../fixtures/eventually.js';
 import { demoHeaders, type ServerProcess, spawnServer } from '../fixtures/server-process.js';
 import { checkAnswer } from '../fixtures/openapi.js';
+import { disqusXml } from './import-fixtures.js';
 import { cli } from './import-helpers.js';
 
 const dirs: string[] = [];
@@ -49,6 +50,12 @@ describe('backups on LMDB', () => {
       }
     };
     const writers = Array.from({ length: 8 }, (_, n) => writer(n));
+    // An import from the command line is refused while the server holds its storage.
+    const xml = join(tempDir('backup-import-'), 'tiny.xml');
+    writeFileSync(xml, disqusXml([{ id: '1', link: 'https://x.example/a' }], [{ id: '2', thread: '1', message: 'hi', createdAt: '2015-01-01T00:00:00Z', anonymous: true }]));
+    const refused = await cli({ DATA_DIR: dataDir, MONGODB_URI: '' }, ['import', '--tenant', server.demo!.tenantId, '--format', 'disqus', xml]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /import through POST \/api\/v1\/imports/);
     await eventually(async () => acked.length >= 300, 60_000);
 
     const backupDir = join(tempDir('backup-dest-'), 'b1');
