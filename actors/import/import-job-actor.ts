@@ -109,7 +109,10 @@ export class ImportJobActor extends Actor<ImportJobProtocol> {
       return null;
     },
     finished: ({ report, error }) => {
-      if (this.#job !== undefined) this.#save({ state: error === null ? 'done' : 'failed', report, error });
+      if (this.#job === undefined) return null;
+      // The upload has served: its parts go, in the batch that records the outcome.
+      for (let n = 0; n < this.#job.parts; n++) this.remove(DATA_JOB_COLLECTIONS.importParts, partId(this.#jobId(), n));
+      this.#save({ state: error === null ? 'done' : 'failed', report, error });
       return null;
     },
   };

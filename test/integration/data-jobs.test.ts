@@ -61,6 +61,7 @@ for (const storage of storages()) {
       }, 60_000);
       assert.equal(job.state, 'done', job.error ?? '');
       assert.deepEqual(job.report!.comments, { total: 3, imported: 2, alreadyPresent: 0, skipped: 1 });
+      assert.equal(await t.server.services.store.count('importParts', { tenantId: t.tenant.tenantId, jobId: started.id }), 0, 'the upload is removed once imported');
       const listed = await t.api<{ comments: { comment: string }[] }>('GET', '/api/v1/comments', { query: { urlId: '/a' } });
       assert.deepEqual(listed.body.comments.map((c) => c.comment).sort(), ['first', 'second']);
 
