@@ -21,6 +21,8 @@ import { ClientActor, ClientKind } from './oauth/client-actor.js';
 import { GrantActor } from './oauth/grant-actor.js';
 import { GrantKind } from './oauth/grant-protocol.js';
 import { OAuthSweeperActor, OAuthSweeperKind } from './oauth/sweeper.js';
+import { ImportJobActor, ImportJobKind } from './import/import-job-actor.js';
+import { ExportJobActor, ExportJobKind } from './export/export-job-actor.js';
 
 /** Registers every kind of actor with the system. */
 export function registerActors(system: ActorSystem): void {
@@ -39,4 +41,6 @@ export function registerActors(system: ActorSystem): void {
   system.register(GrantKind, (ctx) => new GrantActor(ctx));
   system.register(ClientKind, (ctx) => new ClientActor(ctx));
   system.register(OAuthSweeperKind, (ctx) => new OAuthSweeperActor(ctx));
+  system.register(ImportJobKind, (ctx) => new ImportJobActor(ctx));
+  system.register(ExportJobKind, (ctx) => new ExportJobActor(ctx));
 }

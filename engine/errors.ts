@@ -164,6 +164,13 @@ export const ERRORS = {
   'aggregation-queue-timeout': { status: 503, message: "The aggregation waited too long behind the tenant's other aggregations and was not run. Retry later." },
   'aggregation-run-timeout': { status: 504, message: 'The aggregation ran longer than one call may and was stopped; narrow the query.' },
   'aggregation-resource-not-stored': { status: 404, message: 'This resource of the API does not exist on this server (it stores no such data); validResourceNames lists those it can aggregate.' },
+  // Imports and exports (docs/import-export.md)
+  'import-not-found': { status: 404, message: 'No import job of this tenant has this id.' },
+  'import-part-out-of-order': { status: 409, message: 'This part is not the next part of the upload.' },
+  'import-upload-closed': { status: 409, message: 'The upload of this import job is complete (or has as many parts as it may): no more parts are taken.' },
+  'invalid-import-data': { status: 400, message: 'The part is not base64 data, or is empty.' },
+  'export-not-found': { status: 404, message: 'No export job of this tenant has this id, or the export has no such part.' },
+  'export-not-ready': { status: 409, message: 'The export is not done yet: poll GET /api/v1/exports/:id until its state is done.' },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

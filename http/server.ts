@@ -19,6 +19,7 @@ import { createWebhooks } from '../webhooks/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
 import { startBackups } from '../storage/backup-schedule.js';
+import { resumeDataJobs } from '../actors/import/resume-data-jobs.js';
 import type { MongoStore } from '../storage/mongo-store.js';
 import type { Store, WriterLease } from '../storage/store.js';
 import { startLive } from './live/live-channels.js';
@@ -144,6 +145,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   webhooks.start();
   const { resumed } = await startIdentityWork(system, store);
   startOAuthSweeps(system);
+  void resumeDataJobs(system, store).catch((err: unknown) => log.warn('data-jobs-resume-failed', { err }));
   const backups = startBackups({ dataDir: config.dataDir, dir: config.backupDir, keep: config.backupKeep, intervalMs: config.backupIntervalMs, storageKind: store.kind });
 
   let stopping: Promise<void> | undefined;

@@ -32,6 +32,10 @@ export const NOT_EXPORTED: Readonly<Record<string, string>> = {
   eventLog: "live channels' catch-up log (short-lived)",
   eventLogBodies: "live channels' catch-up log (short-lived)",
   pendingCounts: 'vote counts being written (recomputed from votes)',
+  importJobs: 'import and export jobs of this server, and their files',
+  importParts: 'import and export jobs of this server, and their files',
+  exportJobs: 'import and export jobs of this server, and their files',
+  exportParts: 'import and export jobs of this server, and their files',
 };
 
 /** Collections exported but not imported: the receiving server's operator decides them. */

@@ -2,17 +2,24 @@
  * Importing our own export (export-tenant.ts) into a tenant, usually an empty one on another
  * server: the documents are written as they are, with the exporting tenant's id replaced by
  * the receiving one's wherever it appears (ids included: tenant ids are random and long, so
- * the replacement cannot hit anything else). Writing the same file again writes the same
- * documents (idempotent). The tenant's actors are passivated before and after, so none keeps
+ * the replacement cannot hit anything else). Only documents of collections of tenant data
+ * whose tenant field (and id, when it starts with the id of a tenant) then names the receiving
+ * tenant are written. Writing the same file again writes the same documents (idempotent). The tenant's actors are passivated before and after, so none keeps
  * a state older than what was written. A document whose id another tenant of this server
  * holds is refused (importing an export back into its own server under another tenant).
  */
+import { LRUCache } from 'lru-cache';
 import type { ActorSystem } from '../../engine/actor-system.js';
 import { DuplicateKeyError } from '../../storage/errors.js';
+import { COLLECTIONS } from '../../storage/collections.js';
 import type { Doc, WriteOp } from '../../storage/store.js';
+import { tenantScopes } from '../../storage/tenant-data.js';
 import { lines, openInput } from '../import/file-input.js';
 import { addProblem, KEPT_PROBLEMS, type ReportedProblem } from '../import/report.js';
 import { type ExportHeader, type ExportLine, NOT_EXPORTED, NOT_IMPORTED } from './export-rules.js';
+
+/** The collections of tenant data, and the field naming the tenant in each. */
+const TENANT_FIELDS = new Map(tenantScopes(COLLECTIONS).byField.map((scope) => [scope.collection, scope.field]));
 
 /** Documents written per batch. */
 const BATCH = 500;
@@ -35,6 +42,8 @@ export interface NativeImport {
   readonly tenantId: string;
   readonly file: string;
   readonly dryRun: boolean;
+  /** A kind of actor of the tenant left active (the job running this import). */
+  readonly exceptKind?: string;
   onProgress?(bytes: number, documents: number): void;
 }
 
@@ -54,6 +63,13 @@ export async function importNative(run: NativeImport): Promise<NativeReport> {
   const problem = (sourceId: string | null, reason: string) => {
     report.documents.skipped++;
     addProblem(report as unknown as Parameters<typeof addProblem>[0], { record: 'document', sourceId, reason, imported: false });
+  };
+  // Ids of a tenant's documents may start with the tenant's id, or with a comment's (flags): only the first are checked.
+  const tenants = new LRUCache<string, boolean>({ max: 10_000 });
+  const isTenant = async (id: string): Promise<boolean> => {
+    let known = tenants.get(id);
+    if (known === undefined) tenants.set(id, (known = (await store.get('tenants', id)) !== undefined));
+    return known;
   };
   let header: ExportHeader | undefined;
   let batch: { collection: string; doc: Doc }[] = [];
@@ -100,7 +116,7 @@ export async function importNative(run: NativeImport): Promise<NativeReport> {
     run.onProgress?.(input.bytesRead(), report.documents.total);
   };
 
-  if (!run.dryRun) await run.system.passivateTenant(run.tenantId, '', PASSIVATE_MS);
+  if (!run.dryRun) await run.system.passivateTenant(run.tenantId, run.exceptKind ?? '', PASSIVATE_MS);
   let lineNo = 0;
   for await (const text of lines(input)) {
     lineNo++;
@@ -131,12 +147,23 @@ export async function importNative(run: NativeImport): Promise<NativeReport> {
       problem(`${line.c}/${line.d._id}`, `not imported: ${skipWhy}`);
       continue;
     }
+    const field = TENANT_FIELDS.get(line.c);
+    if (field === undefined) {
+      problem(`${line.c}/${line.d._id}`, 'not a collection of tenant data');
+      continue;
+    }
+    // Only this tenant's documents: a file naming another tenant (in a field or an id) writes nothing of it.
+    const prefix = /^([0-9a-f]{24}):/.exec(line.d._id)?.[1];
+    if (line.d[field] !== run.tenantId || (prefix !== undefined && prefix !== run.tenantId && (await isTenant(prefix)))) {
+      problem(`${line.c}/${line.d._id}`, 'not a document of the exported tenant');
+      continue;
+    }
     batch.push({ collection: line.c, doc: line.d });
     if (batch.length >= BATCH) await write();
   }
   if (header === undefined) throw new Error('empty file: not an export');
   await write();
-  if (!run.dryRun) await run.system.passivateTenant(run.tenantId, '', PASSIVATE_MS);
+  if (!run.dryRun) await run.system.passivateTenant(run.tenantId, run.exceptKind ?? '', PASSIVATE_MS);
   if (report.problems.first.length > KEPT_PROBLEMS) report.problems.first.length = KEPT_PROBLEMS;
   return report;
 }

@@ -71,7 +71,7 @@ export async function runImportCommand(config: Config, cmd: ImportCommand): Prom
   await stat(cmd.file);
   const { store, lease } = await openAsWriter(config);
   // Pages are written one after another: those done are let go soon, so memory stays bounded.
-  const system = new ActorSystem({ store, bus: new EventBus(), maxActive: Math.min(config.maxActiveActors, 1000), idleMs: Math.min(config.actorIdleMs, 5000), askTimeoutMs: Math.max(config.askTimeoutMs, 60_000), mailboxLimit: config.mailboxLimit });
+  const system = new ActorSystem({ store, bus: new EventBus(), maxActive: Math.min(config.maxActiveActors, 1000), idleMs: Math.min(config.actorIdleMs, 5000), askTimeoutMs: Math.max(config.askTimeoutMs, 600_000), mailboxLimit: config.mailboxLimit });
   registerActors(system);
   const problems = cmd.problemsFile === undefined ? undefined : createWriteStream(cmd.problemsFile);
   try {

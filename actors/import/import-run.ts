@@ -91,8 +91,7 @@ export async function runImport(run: ImportRun): Promise<ImportReport> {
   const dryCheck = async () => {
     const ids = dryBatch.map((c) => importedCommentId(run.tenantId, run.format, c.sourceId));
     dryBatch = [];
-    const stored = await Promise.all(ids.map((id) => run.system.store.get(COMMENTS, id)));
-    const present = stored.filter((doc) => doc !== undefined).length;
+    const present = ids.length === 0 ? 0 : (await run.system.store.find(COMMENTS, { _id: { $in: ids } })).length;
     report.comments.alreadyPresent += present;
     report.comments.imported += ids.length - present;
     progress('reading');

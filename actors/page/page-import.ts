@@ -20,10 +20,10 @@ export async function importComments(host: PageHost, { page, comments, votes }: 
   const created: string[] = [];
   const seen = new Set<string>();
   // A comment imported before may have been moved to another page since: storage knows.
-  const elsewhere = await Promise.all(comments.map((doc) => (state.comments.has(doc._id) ? undefined : host.store.get(COMMENTS, doc._id))));
-  for (let i = 0; i < comments.length; i++) {
-    const doc = comments[i]!;
-    if (seen.has(doc._id) || state.comments.has(doc._id) || elsewhere[i] !== undefined) {
+  const unknown = comments.filter((doc) => !state.comments.has(doc._id)).map((doc) => doc._id);
+  const elsewhere = new Set(unknown.length === 0 ? [] : (await host.store.find(COMMENTS, { _id: { $in: unknown } })).map((doc) => doc._id));
+  for (const doc of comments) {
+    if (seen.has(doc._id) || state.comments.has(doc._id) || elsewhere.has(doc._id)) {
       existing.push(doc._id);
       continue;
     }

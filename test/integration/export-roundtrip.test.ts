@@ -5,13 +5,13 @@
  * the second server answers the same comments, votes and polls.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { NOT_EXPORTED, NOT_IMPORTED } from '../../actors/export/export-rules.js';
 import { type StorageName, startTestServer, type TestServer } from '../fixtures/server.js';
 import { pollInput, seed } from './poll-fixture.js';
-import { addTenant, cli, destroyPlacement, newPlacement, type Placement, serveOn } from './import-helpers.js';
+import { addTenant, cli, destroyPlacement, importFile, newPlacement, type Placement, serveOn, withStore } from './import-helpers.js';
 
 const pairs: [StorageName, StorageName][] = process.env['MONGODB_URI'] ? [['lmdb', 'mongodb'], ['mongodb', 'lmdb']] : [['lmdb', 'lmdb']];
 
@@ -107,3 +107,34 @@ for (const [from, to] of pairs) {
     });
   });
 }
+
+describe('a native import naming another tenant', () => {
+  test('writes nothing of that tenant', async () => {
+    const p = newPlacement('lmdb');
+    try {
+      const victim = await addTenant(p, 'Victim');
+      const mine = await addTenant(p, 'Mine');
+      const source = 'a'.repeat(24);
+      const file = join(p.dataDir, 'crafted.ndjson');
+      const lines = [
+        { kind: 'comments-export', version: 1, tenantId: source, exportedAt: new Date().toISOString(), storage: 'lmdb' },
+        { c: 'users', d: { _id: 'u1', tenantId: victim, kind: 'commenter', username: 'x', email: 'x@example.com' } },
+        { c: 'usernameClaims', d: { _id: `${victim}:bob`, tenantId: source, username: 'bob', email: 'evil@example.com', userId: 'u2' } },
+        { c: 'apiKeys', d: { _id: 'k1', tenantId: source, keyHash: 'x' } },
+        { c: 'serverState', d: { _id: 'live-secret', value: 'x' } },
+        { c: 'users', d: { _id: 'u3', tenantId: source, kind: 'commenter', username: 'ok', email: 'ok@example.com' } },
+      ];
+      writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      const report = await importFile(p, mine, 'native', file);
+      const counts = report as unknown as { documents: { total: number; imported: number; skipped: number } };
+      assert.deepEqual(counts.documents, { total: 5, imported: 1, skipped: 4 });
+      await withStore(p, async (store) => {
+        assert.equal(await store.get('users', 'u1'), undefined);
+        assert.equal(await store.get('usernameClaims', `${victim}:bob`), undefined);
+        assert.equal((await store.get('users', 'u3'))?.['tenantId'], mine);
+      });
+    } finally {
+      await destroyPlacement(p);
+    }
+  });
+});

@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import { EmailOutboxKind, OUTBOX_STATES } from '../../actors/email/protocol.js';
 import { PENDING_COUNTS } from '../../actors/page/pending-counts.js';
 import { PageKind } from '../../actors/page/protocol.js';
+import { runsUnderWay } from '../../actors/import/data-job-runs.js';
 import type { AnyRoute, Schema } from '../../http/route.js';
 import { ROUTES } from '../../http/routes/index.js';
 import { COLLECTIONS } from '../../storage/collections.js';
@@ -215,6 +216,8 @@ for (const storage of storages()) {
         const lagging = await store.find(PENDING_COUNTS, {});
         await Promise.all(lagging.map((page) => system.ask(PageKind, page._id, 'flushCounts', null)));
         await eventually(async () => (await system.ask(EmailOutboxKind, tenantId, 'list', { state: OUTBOX_STATES.queued })).length === 0, 30_000);
+        // Import and export jobs started by earlier requests run in the background.
+        await eventually(async () => runsUnderWay(system) === 0, 60_000);
         assert.ok(await system.drain(30_000), 'the actors did not settle');
       }
     }

@@ -153,10 +153,10 @@ export function remark42Backup(comments: readonly Record<string, unknown>[]): Bu
 
 /**
  * A generated Disqus export of `comments` posts over `threads` threads (every fourth a reply
- * to an earlier post of its thread; an author with an email in three of four), written as a
+ * to an earlier post of its thread; one of `authors` authors with an email in three of four), written as a
  * stream so that a million posts take no memory.
  */
-export async function generateDisqus(path: string, threads: number, comments: number): Promise<void> {
+export async function generateDisqus(path: string, threads: number, comments: number, authors = 5000): Promise<void> {
   const { createWriteStream } = await import('node:fs');
   const { finished } = await import('node:stream/promises');
   const out = createWriteStream(path);
@@ -172,7 +172,7 @@ export async function generateDisqus(path: string, threads: number, comments: nu
   for (let i = 0; i < comments; i++) {
     const t = i % threads;
     const parent = i % 4 === 3 && i >= threads ? `<parent dsq:id="p${i - threads}"/>` : '';
-    const author = i % 4 === 0 ? '<author><name>Guest</name><isAnonymous>true</isAnonymous></author>' : `<author><email>user${i % 5000}@gen.example</email><name>User ${i % 5000}</name><isAnonymous>false</isAnonymous></author>`;
+    const author = i % 4 === 0 ? '<author><name>Guest</name><isAnonymous>true</isAnonymous></author>' : `<author><email>user${i % authors}@gen.example</email><name>User ${i % authors}</name><isAnonymous>false</isAnonymous></author>`;
     chunk += `<post dsq:id="p${i}"><id/><message><![CDATA[<p>Comment number ${i} on <b>post ${t}</b>.</p>]]></message><createdAt>${new Date(base + i * 60_000).toISOString()}</createdAt><isDeleted>false</isDeleted><isSpam>false</isSpam>${author}<thread dsq:id="t${t}"/>${parent}</post>\n`;
     if (chunk.length > 256 * 1024) {
       await write(chunk);
