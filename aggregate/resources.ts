@@ -13,6 +13,7 @@ import { PAGE_REACTS } from '../actors/page/react-doc.js';
 import { VOTES, VOTE_KINDS } from '../actors/page/vote-doc.js';
 import { BLOCKS } from '../actors/block/protocol.js';
 import { POLL_COLLECTIONS } from '../actors/poll/poll-model.js';
+import { QUESTION_COLLECTIONS } from '../actors/question/question-model.js';
 import { TENANT_COLLECTIONS } from '../actors/tenant/collections.js';
 import { USAGE_COUNTERS } from '../actors/tenant/usage.js';
 import { CUSTOM_CONFIG_PROPERTIES } from '../actors/tenant/widget-config-schema.js';
@@ -158,6 +159,13 @@ const pollVoteFields = fields({
   ...byType('date', ['createdAt', 'updatedAt']),
 });
 
+const questionResultFields = fields({
+  ...ID,
+  ...byType('string', ['urlId', 'questionId', 'userId', 'anonUserId', 'commentId']),
+  value: 'number',
+  createdAt: 'date',
+});
+
 const of = (collection: string, tenantField: string, fieldRefs: ResourceSpec['fields'], where?: Filter): ResourceSpec =>
   Object.freeze(where ? { collection, tenantField, where, fields: fieldRefs } : { collection, tenantField, fields: fieldRefs });
 
@@ -181,6 +189,7 @@ export const AGGREGATABLE: Readonly<Record<string, ResourceSpec>> = Object.freez
   BlockedUser: of(BLOCKS, 'tenantId', blockedUserFields),
   Poll: of(POLL_COLLECTIONS.polls, 'tenantId', pollFields),
   PollVote: of(POLL_COLLECTIONS.pollVotes, 'tenantId', pollVoteFields),
+  QuestionResult: of(QUESTION_COLLECTIONS.results, 'tenantId', questionResultFields),
 });
 
 /** The names `resourceName` accepts, sorted. */

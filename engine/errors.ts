@@ -163,6 +163,9 @@ export const ERRORS = {
   'aggregation-memory-limit': { status: 422, message: 'The aggregation needed more memory than one call may use; narrow the query or the grouping.' },
   'aggregation-queue-timeout': { status: 503, message: "The aggregation waited too long behind the tenant's other aggregations and was not run. Retry later." },
   'aggregation-run-timeout': { status: 504, message: 'The aggregation ran longer than one call may and was stopped; narrow the query.' },
+  // Questions
+  'invalid-question-id': { status: 400, message: 'No question configuration of this tenant has this id.' },
+  'question-config-limit': { status: 409, message: 'The tenant has as many question configurations as it may (1000).' },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

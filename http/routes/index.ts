@@ -24,6 +24,9 @@ import { webhookRoutes } from './webhooks.js';
 import { identityRoutes } from './identity.js';
 import { oauthRoutes } from './oauth.js';
 import { oauthConsentRoutes } from './oauth-consent.js';
+import { questionConfigRoutes } from './question-configs.js';
+import { questionResultRoutes } from './question-results.js';
+import { questionAggregateRoutes } from './question-aggregates.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -52,4 +55,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...identityRoutes,
   ...oauthRoutes,
   ...oauthConsentRoutes,
+  ...questionConfigRoutes,
+  ...questionResultRoutes,
+  ...questionAggregateRoutes,
 ];
