@@ -10,6 +10,7 @@
  * lifetime of its entry.
  */
 import { LRUCache } from 'lru-cache';
+import { clock } from '../engine/clock.js';
 import type { Aggregator } from './aggregator.js';
 import type { QuestionTask } from './question-task.js';
 
@@ -28,9 +29,15 @@ export interface CachedAnswer {
   readonly cached: boolean;
 }
 
+interface Entry {
+  readonly data: Uint8Array;
+  /** `clock.now()` past which the entry is stale (the engine's clock, so tests can move it). */
+  readonly expiresAt: number;
+}
+
 export class QuestionAggregateCache {
   readonly #aggregator: Aggregator;
-  readonly #entries = new LRUCache<string, Uint8Array>({ maxSize: MAX_BYTES, sizeCalculation: (data, key) => data.byteLength + key.length, ttlAutopurge: false });
+  readonly #entries = new LRUCache<string, Entry>({ maxSize: MAX_BYTES, sizeCalculation: (entry, key) => entry.data.byteLength + key.length });
   readonly #pending = new Map<string, Promise<Uint8Array>>();
 
   constructor(aggregator: Aggregator) {
@@ -42,7 +49,7 @@ export class QuestionAggregateCache {
     const key = cacheKey(task);
     if (!force) {
       const hit = this.#entries.get(key);
-      if (hit !== undefined) return { data: hit, cached: true };
+      if (hit !== undefined && hit.expiresAt > clock.now()) return { data: hit.data, cached: true };
       const pending = this.#pending.get(key);
       if (pending !== undefined) return { data: await pending, cached: false };
     }
@@ -57,7 +64,7 @@ export class QuestionAggregateCache {
 
   async #compute(key: string, task: QuestionTask): Promise<Uint8Array> {
     const { data, scanned } = await this.#aggregator.run(task.tenantId, task);
-    this.#entries.set(key, data, { ttl: cacheTtlMs(scanned) });
+    this.#entries.set(key, { data, expiresAt: clock.now() + cacheTtlMs(scanned) });
     return data;
   }
 }
