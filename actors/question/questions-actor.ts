@@ -195,12 +195,11 @@ export class QuestionsActor extends Actor<QuestionsProtocol> {
     return query;
   }
 
-  /** Sends the next purge step once this message's writes are durable (a tell is not held by the gate). */
+  /**
+   * Queues the next purge step behind this message: it waits for this message's writes to be
+   * durable before it reads. A step that fails stops the purge until the next activation.
+   */
   #purgeLater(questionId: string): void {
-    const system = this.system;
-    const tenantId = this.id;
-    setImmediate(() => {
-      system.ask(QuestionsKind, tenantId, 'purge', { questionId }).catch((err: unknown) => log.warn('question-purge-failed', { tenantId, questionId, err }));
-    });
+    this.system.ask(QuestionsKind, this.id, 'purge', { questionId }).catch((err: unknown) => log.warn('question-purge-failed', { tenantId: this.id, questionId, err }));
   }
 }
