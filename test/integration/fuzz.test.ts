@@ -198,6 +198,7 @@ for (const storage of storages()) {
         questionId: [question._id],
         questionIds: [question._id],
         aggId: ['fuzz-agg'],
+        value: [5],
         questionValues: [{ [question._id]: 7 }],
       };
     });
