@@ -195,5 +195,26 @@ for (const storage of storages()) {
       assert.equal(await store.count(QUESTION_COLLECTIONS.results, { questionId: kept._id }), 1, 'results of other questions stay');
       ok(await t.api('GET', `/api/v1/comments/${comment._id}`), 'the comment stays');
     });
+
+    test('a removal of results cut short (a deleted configuration still in storage) carries on when the tenant is next served', async () => {
+      const other = await t.addTenant();
+      const store = t.server.services.store;
+      const tenantId = other.tenantId;
+      const at = new Date().toISOString();
+      const config = { _id: `cut-${tenantId}`, tenantId, name: 'Gone', question: 'Gone?', helpText: '', createdAt: at, createdBy: 'api', usedCount: 1500, lastUsed: at, type: 'nps', numStars: 0, min: 0, max: 10, defaultValue: 0, labelNegative: '', labelPositive: '', customOptions: [], subQuestionIds: [], alwaysShowSubQuestions: false, reportingOrder: 0, deletedAt: at };
+      await store.commit([{ op: 'put', collection: QUESTION_COLLECTIONS.configs, doc: config }]);
+      for (let i = 0; i < 1500; i += 500) {
+        await store.commit(
+          Array.from({ length: 500 }, (_, j) => ({
+            op: 'put' as const,
+            collection: QUESTION_COLLECTIONS.results,
+            doc: { _id: `cut-${tenantId}-${i + j}`, tenantId, urlId: '/cut', questionId: config._id, value: 3, userId: null, anonUserId: null, commentId: null, meta: null, createdAt: at },
+          })),
+        );
+      }
+      assert.deepEqual(ok(await t.api<Configs>('GET', '/api/v1/question-configs', as(other))).questionConfigs, [], 'a deleted configuration is not listed');
+      await eventually(async () => (await store.count(QUESTION_COLLECTIONS.results, { tenantId })) === 0, 60_000);
+      await eventually(async () => (await store.get(QUESTION_COLLECTIONS.configs, config._id)) === undefined, 60_000);
+    });
   });
 }
