@@ -22,16 +22,25 @@ async function aggregate(store: Store, task: QuestionAggregateTask): Promise<{ j
   return { json: JSON.stringify(accumulator.result(new Date().toISOString())), scanned: accumulator.total };
 }
 
+function newestFirst(a: QuestionResultDoc, b: QuestionResultDoc): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a._id < b._id ? 1 : a._id > b._id ? -1 : 0;
+}
+
 async function combine(store: Store, task: QuestionCommentsTask): Promise<{ json: string; scanned: number }> {
   const value: Record<string, number> = {};
   if (task.minValue !== undefined) value['$gte'] = task.minValue;
   if (task.maxValue !== undefined) value['$lte'] = task.maxValue;
   const extra: Record<string, FieldCondition> = { commentId: { $exists: true } };
   if (Object.keys(value).length > 0) extra['value'] = value;
-  const results = await store.find<QuestionResultDoc>(QUESTION_COLLECTIONS.results, resultFilter(task, extra), {
-    sort: [['createdAt', -1], ['_id', -1]],
-    limit: task.limit,
-  });
+  // One ordered read per question, merged as they come: a read of several questions at once
+  // could not stream in time order and would gather every match before sorting.
+  const scopes = task.questionIds === undefined ? [task] : task.questionIds.map((id) => ({ ...task, questionIds: [id] }));
+  let results: QuestionResultDoc[] = [];
+  for (const scope of scopes) {
+    const read = await store.find<QuestionResultDoc>(QUESTION_COLLECTIONS.results, resultFilter(scope, extra), { sort: [['createdAt', -1], ['_id', -1]], limit: task.limit });
+    results = [...results, ...read].sort(newestFirst).slice(0, task.limit);
+  }
   const ids = [...new Set(results.map((r) => r.commentId!))];
   const comments = new Map<string, Doc>();
   for (let i = 0; i < ids.length; i += 500) {
