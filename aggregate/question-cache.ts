@@ -14,6 +14,7 @@ import { clock } from '../engine/clock.js';
 import type { Aggregator } from './aggregator.js';
 import type { QuestionTask } from './question-task.js';
 
+/** How long entries live: 30 s, plus 0.27 ms per result covered, at most 5 minutes. */
 export const CACHE_TTL = { minMs: 30_000, maxMs: 300_000, perResultMs: 0.27 } as const;
 /** Bytes of answers held at most (least recently used ones go first). */
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -35,6 +36,7 @@ interface Entry {
   readonly expiresAt: number;
 }
 
+/** The cache of one server; see the module comment. */
 export class QuestionAggregateCache {
   readonly #aggregator: Aggregator;
   readonly #entries = new LRUCache<string, Entry>({ maxSize: MAX_BYTES, sizeCalculation: (entry, key) => entry.data.byteLength + key.length });

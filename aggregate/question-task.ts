@@ -8,6 +8,7 @@ import type { Filter } from '../storage/store.js';
 
 /** Time buckets of `dataByDateBucket`, as the API names them. */
 export const TIME_BUCKETS = ['day', 'month', 'year'] as const;
+/** One of `TIME_BUCKETS`. */
 export type TimeBucket = (typeof TIME_BUCKETS)[number];
 
 /** Which results an aggregate or a combination reads. */
@@ -37,6 +38,7 @@ export interface QuestionCommentsTask extends ResultScope {
   readonly limit: number;
 }
 
+/** A task of a question aggregate, as a worker takes it. */
 export type QuestionTask = QuestionAggregateTask | QuestionCommentsTask;
 
 /** The storage filter of a task's results. */

@@ -19,6 +19,7 @@ export interface CommentAnswer {
   readonly value: number;
 }
 
+/** Every message of the questions actor. */
 export type QuestionsProtocol = {
   /** One page of configurations by question text ascending. */
   listConfigs: { in: { skip: number }; out: QuestionConfigDoc[] };

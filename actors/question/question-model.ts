@@ -6,6 +6,7 @@
 import { ApiError } from '../../engine/errors.js';
 import type { CollectionSpec, Doc } from '../../storage/store.js';
 
+/** The collections of questions, both written only by the questions actor. */
 export const QUESTION_COLLECTIONS = { configs: 'questionConfigs', results: 'questionResults' } as const;
 
 /**
@@ -28,8 +29,10 @@ export const questionCollections: readonly CollectionSpec[] = [
 
 /** The types of question the API names: `QuestionConfigType`. */
 export const QUESTION_TYPES = ['nps', 'slider', 'star', 'thumbs'] as const;
+/** One of `QUESTION_TYPES`. */
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 
+/** Sizes and bounds of configurations and results (docs/questions.md). */
 export const QUESTION_LIMITS = {
   /** Configurations one tenant may have (the questions actor holds them all in memory). */
   configsPerTenant: 1000,
@@ -49,11 +52,13 @@ export const QUESTION_LIMITS = {
   numStarsMax: 10,
 } as const;
 
+/** A custom option of a configuration: a picture and its name. */
 export interface CustomOption {
   readonly imageSrc: string;
   readonly name: string;
 }
 
+/** A stored question configuration. */
 export interface QuestionConfigDoc extends Doc {
   tenantId: string;
   name: string;
@@ -84,11 +89,13 @@ export interface QuestionConfigDoc extends Doc {
   deletedAt?: string;
 }
 
+/** A named list of values a caller attaches to a result. */
 export interface MetaItem {
   readonly name: string;
   readonly values: string[];
 }
 
+/** A stored question result. */
 export interface QuestionResultDoc extends Doc {
   tenantId: string;
   urlId: string;
