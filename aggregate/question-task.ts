@@ -96,6 +96,23 @@ export class QuestionAccumulator {
     return this.#total;
   }
 
+  /** Counts from a tally: `counts` go to the totals, and to the page or the day named, if any. */
+  addCounts(counts: Readonly<Record<string, number>>, at: { urlId?: string; day?: string }): void {
+    for (const [text, n] of Object.entries(counts)) {
+      const value = Number(text);
+      this.#total += n;
+      this.#sum += value * n;
+      this.#byValue.set(value, (this.#byValue.get(value) ?? 0) + n);
+      if (at.urlId !== undefined) count(this.#byUrlId, at.urlId, value, n);
+      if (at.day !== undefined && this.#bucket !== undefined) count(this.#byDate, bucketOf(`${at.day}T00:00:00.000Z`, this.#bucket), value, n);
+    }
+  }
+
+  /** Counts from a page's tally into `dataByUrlId` only (the totals come from the day tallies). */
+  addPage(urlId: string, counts: Readonly<Record<string, number>>): void {
+    for (const [text, n] of Object.entries(counts)) count(this.#byUrlId, urlId, Number(text), n);
+  }
+
   add(result: AggregatedResult): void {
     const value = result.value;
     this.#total++;
@@ -118,10 +135,18 @@ export class QuestionAccumulator {
   }
 }
 
-function count(groups: Map<string, Map<number, number>>, key: string, value: number): void {
+function count(groups: Map<string, Map<number, number>>, key: string, value: number, n = 1): void {
   let values = groups.get(key);
   if (values === undefined) groups.set(key, (values = new Map()));
-  values.set(value, (values.get(value) ?? 0) + 1);
+  values.set(value, (values.get(value) ?? 0) + n);
+}
+
+/**
+ * Whether tallies answer the task: they count by question, day and page, so they cannot filter
+ * by user or by a start time, nor bucket one page's results by time.
+ */
+export function talliesAnswer(task: QuestionAggregateTask): boolean {
+  return task.userId === undefined && task.startDate === undefined && (task.urlId === undefined || task.timeBucket === undefined);
 }
 
 function data(groups: Map<string, Map<number, number>>): Record<string, Datum> {

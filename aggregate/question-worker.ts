@@ -9,17 +9,37 @@ import { QUESTION_COLLECTIONS, type QuestionResultDoc, questionResultView } from
 import { commentSnapshot } from '../actors/webhook/webhook-model.js';
 import type { Doc, FieldCondition, Store } from '../storage/store.js';
 import type { WorkerAnswer } from './plan.js';
-import { type QuestionAggregateTask, QuestionAccumulator, type QuestionCommentsTask, type QuestionTask, resultFilter } from './question-task.js';
+import { QUESTION_TALLIES, type TallyDoc } from '../actors/question/tally.js';
+import { type QuestionAggregateTask, QuestionAccumulator, type QuestionCommentsTask, type QuestionTask, resultFilter, talliesAnswer } from './question-task.js';
 
 /** Results per storage batch: large, since each is small and only a few fields are read. */
 const BATCH = 5000;
 
 async function aggregate(store: Store, task: QuestionAggregateTask): Promise<{ json: string; scanned: number }> {
   const accumulator = new QuestionAccumulator(task.timeBucket);
-  for await (const batch of store.scan<QuestionResultDoc>(QUESTION_COLLECTIONS.results, resultFilter(task), { batchSize: BATCH })) {
-    for (const doc of batch) accumulator.add(doc);
+  if (talliesAnswer(task)) await fromTallies(store, task, accumulator);
+  else {
+    for await (const batch of store.scan<QuestionResultDoc>(QUESTION_COLLECTIONS.results, resultFilter(task), { batchSize: BATCH })) {
+      for (const doc of batch) accumulator.add(doc);
+    }
   }
   return { json: JSON.stringify(accumulator.result(new Date().toISOString())), scanned: accumulator.total };
+}
+
+/**
+ * The aggregate from the questions' tallies: day tallies give the totals and the buckets, page
+ * tallies the counts by page; for one page, its tallies give everything.
+ */
+async function fromTallies(store: Store, task: QuestionAggregateTask, accumulator: QuestionAccumulator): Promise<void> {
+  const filter = resultFilter({ tenantId: task.tenantId, excludeQuestionIds: task.excludeQuestionIds, ...(task.questionIds === undefined ? {} : { questionIds: task.questionIds }) });
+  const scoped = task.urlId === undefined ? filter : { ...filter, kind: 'url', key: task.urlId };
+  for await (const batch of store.scan<TallyDoc>(QUESTION_TALLIES, scoped, { batchSize: BATCH })) {
+    for (const tally of batch) {
+      if (task.urlId !== undefined) accumulator.addCounts(tally.counts, { urlId: tally.key });
+      else if (tally.kind === 'day') accumulator.addCounts(tally.counts, { day: tally.key });
+      else accumulator.addPage(tally.key, tally.counts);
+    }
+  }
 }
 
 function newestFirst(a: QuestionResultDoc, b: QuestionResultDoc): number {

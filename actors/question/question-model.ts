@@ -5,6 +5,7 @@
  */
 import { ApiError } from '../../engine/errors.js';
 import type { CollectionSpec, Doc } from '../../storage/store.js';
+import { QUESTION_TALLIES } from './tally.js';
 
 /** The collections of questions, both written only by the questions actor. */
 export const QUESTION_COLLECTIONS = { configs: 'questionConfigs', results: 'questionResults' } as const;
@@ -12,7 +13,7 @@ export const QUESTION_COLLECTIONS = { configs: 'questionConfigs', results: 'ques
 /**
  * Configurations are few per tenant and listed by question text. Results are many: found by
  * question and time (lists, aggregates, the purge after a configuration is deleted), by page,
- * by user, and by comment (the combination with comments).
+ * and by user. Tallies (`tally.ts`) are found by question and kind.
  */
 export const questionCollections: readonly CollectionSpec[] = [
   { name: QUESTION_COLLECTIONS.configs, indexes: [{ name: 'by_question', fields: ['tenantId', 'question'] }] },
@@ -25,6 +26,7 @@ export const questionCollections: readonly CollectionSpec[] = [
       { name: 'by_user', fields: ['tenantId', 'userId', 'createdAt'] },
     ],
   },
+  { name: QUESTION_TALLIES, indexes: [{ name: 'by_question_kind', fields: ['tenantId', 'questionId', 'kind', 'key'] }] },
 ];
 
 /** The types of question the API names: `QuestionConfigType`. */

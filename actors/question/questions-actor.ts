@@ -6,6 +6,7 @@ import { log } from '../../engine/log.js';
 import type { Filter, WriteOp } from '../../storage/store.js';
 import { pageTopic } from '../live/live-events.js';
 import { questionResultEvent } from './question-events.js';
+import { counted, emptyTally, QUESTION_TALLIES, tallyKeys, type TallyDoc } from './tally.js';
 import {
   checkValue,
   newConfig,
@@ -22,18 +23,23 @@ const { configs: CONFIGS, results: RESULTS } = QUESTION_COLLECTIONS;
 
 /** Results removed per purge step (one durable batch each). */
 export const PURGE_STEP = 1000;
+/** Tallies remembered; past this, the memory is dropped once what was written is durable. */
+const TALLIES_KEPT = 10_000;
 
 /**
  * One tenant's questions. Every configuration is held in memory (a tenant has at most
  * `QUESTION_LIMITS.configsPerTenant`), so results are checked against their question without
  * a read; results themselves stay in storage and are read on demand, once everything written
- * before is durable. Deleting a configuration removes it for every reader at once and its
+ * before is durable. Each stored, changed or deleted result moves its question's tallies
+ * (`tally.ts`) in the same batch. Deleting a configuration removes it for every reader at once and its
  * results in steps afterwards; a step cut short by a crash resumes at the next activation.
  */
 export class QuestionsActor extends Actor<QuestionsProtocol> {
   readonly #configs = new Map<string, QuestionConfigDoc>();
   /** Deleted configurations whose results are still being removed. */
   readonly #deleting = new Map<string, QuestionConfigDoc>();
+  /** Tallies as last written (this actor is their only writer), by id; null: none stored. */
+  readonly #tallies = new Map<string, TallyDoc | null>();
 
   override async onStart(): Promise<void> {
     const docs = await this.store.find<QuestionConfigDoc>(CONFIGS, { tenantId: this.id });
@@ -77,10 +83,16 @@ export class QuestionsActor extends Actor<QuestionsProtocol> {
     purge: async ({ questionId }) => {
       if (!this.#deleting.has(questionId)) return { done: true };
       await this.commitNow([]);
-      const batch = await this.store.find<QuestionResultDoc>(RESULTS, { tenantId: this.id, questionId }, { limit: PURGE_STEP });
-      const ops: WriteOp[] = batch.map((doc) => ({ op: 'delete', collection: RESULTS, id: doc._id }));
-      const done = batch.length < PURGE_STEP;
+      let collection: string = RESULTS;
+      let batch = await this.store.find(RESULTS, { tenantId: this.id, questionId }, { limit: PURGE_STEP });
+      if (batch.length === 0) {
+        collection = QUESTION_TALLIES;
+        batch = await this.store.find(QUESTION_TALLIES, { tenantId: this.id, questionId }, { limit: PURGE_STEP });
+      }
+      const ops: WriteOp[] = batch.map((doc) => ({ op: 'delete', collection, id: doc._id }));
+      const done = collection === QUESTION_TALLIES && batch.length < PURGE_STEP;
       if (done) ops.push({ op: 'delete', collection: CONFIGS, id: questionId });
+      if (collection === QUESTION_TALLIES) for (const doc of batch) this.#tallies.delete(doc._id);
       await this.commitNow(ops);
       if (done) this.#deleting.delete(questionId);
       else this.#purgeLater(questionId);
@@ -94,7 +106,7 @@ export class QuestionsActor extends Actor<QuestionsProtocol> {
       return this.store.find<QuestionResultDoc>(RESULTS, query, { sort: [['createdAt', 1], ['_id', 1]], skip, limit });
     },
     getResult: async ({ id }) => this.#result(id),
-    createResult: ({ input }) => this.#record(input),
+    createResult: async ({ input }) => this.#record(input),
     patchResult: async ({ id, changes }) => {
       const current = await this.#result(id);
       const next: QuestionResultDoc = { ...current };
@@ -107,12 +119,14 @@ export class QuestionsActor extends Actor<QuestionsProtocol> {
       if (changes.meta !== undefined) next.meta = changes.meta;
       const config = this.#config(next.questionId, 'invalid-question-id');
       checkValue(config, next.value);
+      await this.#count(current, -1);
+      await this.#count(next, 1);
       this.put(RESULTS, next);
       this.publish(pageTopic(this.id, next.urlId), questionResultEvent(next));
       return next;
     },
     deleteResult: async ({ id }) => {
-      await this.#result(id);
+      await this.#count(await this.#result(id), -1);
       this.remove(RESULTS, id);
       return null;
     },
@@ -120,9 +134,11 @@ export class QuestionsActor extends Actor<QuestionsProtocol> {
       this.#checkAnswers(answers);
       return null;
     },
-    recordAnswers: ({ answers, commentId, urlId, userId, anonUserId }) => {
+    recordAnswers: async ({ answers, commentId, urlId, userId, anonUserId }) => {
       this.#checkAnswers(answers);
-      return answers.map((answer) => this.#record({ urlId, questionId: answer.questionId, value: answer.value, userId, anonUserId, commentId, meta: null }));
+      const docs: QuestionResultDoc[] = [];
+      for (const answer of answers) docs.push(await this.#record({ urlId, questionId: answer.questionId, value: answer.value, userId, anonUserId, commentId, meta: null }));
+      return docs;
     },
   };
 
@@ -156,7 +172,7 @@ export class QuestionsActor extends Actor<QuestionsProtocol> {
   }
 
   /** Stores one result (its question counts one more use) and announces it on its page. */
-  #record(input: QuestionResultInput): QuestionResultDoc {
+  async #record(input: QuestionResultInput): Promise<QuestionResultDoc> {
     const config = this.#config(input.questionId!, 'invalid-question-id');
     checkValue(config, input.value!);
     const now = clock.now();
@@ -173,12 +189,36 @@ export class QuestionsActor extends Actor<QuestionsProtocol> {
       meta: input.meta ?? null,
       createdAt,
     };
+    await this.#count(doc, 1);
     this.insert(RESULTS, doc);
     const used: QuestionConfigDoc = { ...config, usedCount: config.usedCount + 1, lastUsed: createdAt };
     this.#configs.set(config._id, used);
     this.patch(CONFIGS, config._id, { usedCount: used.usedCount, lastUsed: createdAt });
     this.publish(pageTopic(this.id, doc.urlId), questionResultEvent(doc));
     return doc;
+  }
+
+  /** Counts a result once more or once less in its day's and its page's tallies. */
+  async #count(doc: QuestionResultDoc, delta: 1 | -1): Promise<void> {
+    for (const slot of tallyKeys(doc)) {
+      const tally = counted((await this.#tally(slot.id)) ?? emptyTally(this.id, doc.questionId, slot), doc.value, delta);
+      this.put(QUESTION_TALLIES, tally);
+      this.#tallies.set(slot.id, tally);
+    }
+  }
+
+  async #tally(id: string): Promise<TallyDoc | null> {
+    const known = this.#tallies.get(id);
+    if (known !== undefined) return known;
+    if (this.#tallies.size >= TALLIES_KEPT) {
+      // Forgetting is only safe once what was written is in storage.
+      await this.commitNow([]);
+      this.#tallies.clear();
+    }
+    const stored = (await this.store.get<TallyDoc>(QUESTION_TALLIES, id)) ?? null;
+    const found = stored !== null && stored.tenantId === this.id ? stored : null;
+    this.#tallies.set(id, found);
+    return found;
   }
 
   /** The storage filter of a result list, or undefined when it can match nothing. */

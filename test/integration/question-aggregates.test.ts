@@ -84,6 +84,39 @@ for (const storage of storages()) {
       assert.deepEqual([none.total, none.average, none.countsByValue], [0, 0, {}]);
     });
 
+    test('tallies (no user or start date) answer exactly what reading every result answers, through creates, changes and deletions', async () => {
+      const slider = await makeConfig(t, { type: 'slider', min: -3, max: 3 });
+      const other = await makeConfig(t, { type: 'slider', min: 0, max: 20 });
+      const start = now;
+      const made: ResultView[] = [];
+      for (let i = 0; i < 12; i++) {
+        made.push(await makeResult(t, slider._id, (i % 7) - 3, { urlId: `/tally-${i % 3}` }));
+        if (i % 4 === 3) now += DAY / 2;
+      }
+      ok(await t.api('PATCH', `/api/v1/question-results/${made[0]!._id}`, { body: { value: 3, urlId: '/tally-moved' } }));
+      ok(await t.api('PATCH', `/api/v1/question-results/${made[1]!._id}`, { body: { questionId: other._id, value: 20 } }));
+      ok(await t.api('DELETE', `/api/v1/question-results/${made[2]!._id}`));
+      ok(await t.api('DELETE', `/api/v1/question-results/${made[3]!._id}`));
+      // An inclusive start date before any result reads every result instead of the tallies.
+      const scan = { startDate: '1970-01-01T00:00:00.000Z', forceRecalculate: true };
+      const shapes: Record<string, string | string[]>[] = [
+        { questionId: slider._id, timeBucket: 'day' },
+        { questionId: slider._id, timeBucket: 'month' },
+        { questionIds: [slider._id, other._id], timeBucket: 'year' },
+        { questionId: slider._id, urlId: '/tally-1' },
+        { questionId: slider._id, urlId: '/tally-moved' },
+        {},
+      ];
+      for (const shape of shapes) {
+        const tallied = (await aggregate({ ...shape, forceRecalculate: true })).data;
+        const read = (await aggregate({ ...shape, ...scan })).data;
+        assert.deepEqual({ ...tallied, createdAt: '' }, { ...read, createdAt: '' }, JSON.stringify(shape));
+      }
+      assert.equal((await aggregate({ questionId: slider._id, forceRecalculate: true })).data.total, 9, 'twelve made, one moved to another question, two deleted');
+      // Later tests count the NPS question's days: its results stay on the first three.
+      now = start;
+    });
+
     test('answers come from the cache until it expires; forceRecalculate bypasses it; 2 credits, or 10 when forced', async () => {
       const query = { questionId: nps._id, urlId: '/agg-0' };
       const first = await aggregate(query);
