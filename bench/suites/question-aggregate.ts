@@ -164,7 +164,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'missToGeneric', label: 'forced miss from tallies ÷ generic aggregation time (medians, same run)', value: forcedMs / genericMs, unit: '×', digits: 3 });
   ctx.figure({ key: 'cachedMedianMs', label: `answer from the cache, median of ${CACHED_CALLS} (client-timed)`, value: median, unit: 'ms', digits: 2 });
   ctx.figure({ key: 'cachedP99Ms', label: `answer from the cache, p99 of ${CACHED_CALLS}`, value: p99, unit: 'ms', digits: 2 });
-  ctx.figure({ key: 'coldToCached', label: 'cache miss time ÷ median cached answer time', value: cold.ms / median, unit: '×', digits: 0 });
+  ctx.figure({ key: 'scanToCached', label: 'miss reading every result ÷ median cached answer time', value: scanMs / median, unit: '×', digits: 0 });
   ctx.figure({ key: 'answerKb', label: 'size of the answer (1,000 pages, 365 days)', value: cold.bytes / 1024, unit: 'KB', digits: 0 });
   ctx.figure({ key: 'coldMainCpuMs', label: 'server main-thread CPU during the cache miss (the scan runs in a worker thread)', value: mainMs, unit: 'ms', digits: 1 });
 }
@@ -177,7 +177,7 @@ export const questionAggregate: Suite = {
     { figure: 'coldSecondsPerMillion', op: '<=', value: 5, description: 'the first miss beats the seed’s five seconds per million results' },
     { figure: 'forcedSecondsPerMillion', op: '<=', value: 5, description: 'forced misses beat it too (median)' },
     { figure: 'scanSecondsPerMillion', op: '<=', value: 5, description: 'reading every result (a start date) beats it as well' },
-    { figure: 'coldToCached', op: '>=', value: 100, description: 'a cached answer is at least 100× faster than a miss' },
+    { figure: 'scanToCached', op: '>=', value: 100, description: 'a cached answer is at least 100× faster than a miss reading every result' },
   ],
   run,
 };

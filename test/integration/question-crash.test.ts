@@ -11,12 +11,12 @@ const ACKS_BEFORE_KILL = 400;
 /**
  * Kills a server with SIGKILL while results pour into one question, restarts it on the same
  * data, and checks that every acknowledged result is stored, that at most the requests in
- * flight at the kill were stored besides them, and that the question's `usedCount` (written in
- * the same batch as each result) equals the results stored.
+ * flight at the kill were stored besides them, and that the question's `usedCount` and tallies
+ * (written in the same batch as each result) agree with the results stored.
  */
 for (const storage of storages()) {
   describe(`question results across a crash on ${storage}`, () => {
-    test('acknowledged results survive SIGKILL; usedCount equals the stored results after the restart', () =>
+    test('acknowledged results survive SIGKILL; usedCount and the tallies agree with the stored results after the restart', () =>
       withServerStorage(storage, 'question-crash', async (env) => {
         const first = await spawnServer(env);
         const headers = demoHeaders(first);
@@ -72,6 +72,9 @@ for (const storage of storages()) {
           assert.ok(stored.length <= acked.size + unknown, `${stored.length} stored, ${acked.size} acknowledged, ${unknown} in flight`);
           const config = (await get<{ questionConfig: { usedCount: number } }>(`/api/v1/question-configs/${questionId}`)).questionConfig;
           assert.equal(config.usedCount, stored.length, 'usedCount moves with the results');
+          const tallied = (await get<{ data: { total: number } }>(`/api/v1/question-results-aggregation?questionId=${questionId}`)).data;
+          const read = (await get<{ data: { total: number } }>(`/api/v1/question-results-aggregation?questionId=${questionId}&startDate=0`)).data;
+          assert.deepEqual([tallied.total, read.total], [stored.length, stored.length], 'the tallies move with the results');
         } finally {
           await second.kill('SIGTERM');
         }
