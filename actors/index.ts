@@ -23,6 +23,8 @@ import { GrantKind } from './oauth/grant-protocol.js';
 import { OAuthSweeperActor, OAuthSweeperKind } from './oauth/sweeper.js';
 import { ImportJobActor, ImportJobKind } from './import/import-job-actor.js';
 import { ExportJobActor, ExportJobKind } from './export/export-job-actor.js';
+import { QuestionsKind } from './question/protocol.js';
+import { QuestionsActor } from './question/questions-actor.js';
 
 /** Registers every kind of actor with the system. */
 export function registerActors(system: ActorSystem): void {
@@ -43,4 +45,5 @@ export function registerActors(system: ActorSystem): void {
   system.register(OAuthSweeperKind, (ctx) => new OAuthSweeperActor(ctx));
   system.register(ImportJobKind, (ctx) => new ImportJobActor(ctx));
   system.register(ExportJobKind, (ctx) => new ExportJobActor(ctx));
+  system.register(QuestionsKind, (ctx) => new QuestionsActor(ctx));
 }

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { ApiError, isErrorCode } from '../engine/errors.js';
 import { log } from '../engine/log.js';
-import type { AggregationPlan, WorkerAnswer, WorkerResult } from './plan.js';
+import type { WorkerAnswer, WorkerResult, WorkerTask } from './plan.js';
 import type { WorkerSetup } from './worker.js';
 
 /** Limits and placement of the pool. */
@@ -41,7 +41,7 @@ export interface AggregationEvent {
 
 interface Call {
   readonly tenantId: string;
-  readonly plan: AggregationPlan;
+  readonly plan: WorkerTask;
   readonly resolve: (answer: WorkerAnswer) => void;
   readonly reject: (error: unknown) => void;
   timer: NodeJS.Timeout | undefined;
@@ -75,7 +75,7 @@ export class Aggregator {
   }
 
   /** Runs a plan for a tenant, after the tenant's earlier calls; rejects with an ApiError on a limit. */
-  run(tenantId: string, plan: AggregationPlan): Promise<WorkerAnswer> {
+  run(tenantId: string, plan: WorkerTask): Promise<WorkerAnswer> {
     if (this.#closed) return Promise.reject(new ApiError('shutting-down'));
     return new Promise<WorkerAnswer>((resolve, reject) => {
       const call: Call = { tenantId, plan, resolve, reject, timer: undefined };

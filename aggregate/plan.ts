@@ -4,6 +4,7 @@
  * the resource table and compiles it into a plan; the worker needs nothing else to run it.
  */
 import type { Filter } from '../storage/store.js';
+import type { QuestionTask } from './question-task.js';
 
 /** Operations, as the API names them. */
 export const AGGREGATION_OPS = ['sum', 'countDistinct', 'distinct', 'avg', 'min', 'max', 'count'] as const;
@@ -92,3 +93,6 @@ export interface WorkerAnswer {
 }
 
 export type WorkerResult = WorkerAnswer | WorkerRefusal;
+
+/** What a worker runs: an aggregation plan, or a question-result aggregate (`question-task.ts`). */
+export type WorkerTask = AggregationPlan | QuestionTask;

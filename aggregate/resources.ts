@@ -13,6 +13,7 @@ import { PAGE_REACTS } from '../actors/page/react-doc.js';
 import { VOTES, VOTE_KINDS } from '../actors/page/vote-doc.js';
 import { BLOCKS } from '../actors/block/protocol.js';
 import { POLL_COLLECTIONS } from '../actors/poll/poll-model.js';
+import { QUESTION_COLLECTIONS } from '../actors/question/question-model.js';
 import { TENANT_COLLECTIONS } from '../actors/tenant/collections.js';
 import { USAGE_COUNTERS } from '../actors/tenant/usage.js';
 import { CUSTOM_CONFIG_PROPERTIES } from '../actors/tenant/widget-config-schema.js';
@@ -214,6 +215,13 @@ const renderErrorFields = fields({
 /** Background jobs (deleting a user's comments across pages) while they run; `createdAt` is epoch ms as stored. */
 const batchJobFields = fields({ ...ID, type: 'string', createdAt: 'number' });
 
+const questionResultFields = fields({
+  ...ID,
+  ...byType('string', ['urlId', 'questionId', 'userId', 'anonUserId', 'commentId']),
+  value: 'number',
+  createdAt: 'date',
+});
+
 const of = (collection: string, tenantField: string, fieldRefs: ResourceSpec['fields'], where?: Filter): ResourceSpec =>
   Object.freeze(where ? { collection, tenantField, where, fields: fieldRefs } : { collection, tenantField, fields: fieldRefs });
 
@@ -244,6 +252,7 @@ export const AGGREGATABLE: Readonly<Record<string, ResourceSpec>> = Object.freez
   EmailToSend: of(EMAIL_COLLECTIONS.outbox, 'tenantId', emailToSendFields),
   CustomEmailTemplateRenderError: of(EMAIL_COLLECTIONS.renderErrors, 'tenantId', renderErrorFields),
   BatchJob: of(JOBS, 'tenantId', batchJobFields),
+  QuestionResult: of(QUESTION_COLLECTIONS.results, 'tenantId', questionResultFields),
 });
 
 /**

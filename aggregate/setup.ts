@@ -1,5 +1,6 @@
 /** Builds the server's aggregation pool from its configuration. */
 import type { Config } from '../engine/config.js';
+import { QUESTION_TALLIES } from '../actors/question/tally.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import type { StoreKind } from '../storage/store.js';
 import { Aggregator } from './aggregator.js';
@@ -12,9 +13,9 @@ import type { WorkerSetup } from './worker.js';
  */
 const WORKER_MONGO_TIMEOUT_MS = 30_000;
 
-/** The collections workers read: every aggregatable resource's, with their indexes. */
+/** The collections workers read: every aggregatable resource's, and question tallies, with their indexes. */
 function readCollections(): WorkerSetup['collections'] {
-  const names = new Set(Object.values(AGGREGATABLE).map((resource) => resource.collection));
+  const names = new Set([...Object.values(AGGREGATABLE).map((resource) => resource.collection), QUESTION_TALLIES]);
   return COLLECTIONS.filter((spec) => names.has(spec.name));
 }
 

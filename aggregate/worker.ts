@@ -10,7 +10,8 @@ import Piscina from 'piscina';
 import { StorageUnavailableError } from '../storage/errors.js';
 import type { CollectionSpec, Doc, Filter, Store } from '../storage/store.js';
 import { Aggregation } from './accumulate.js';
-import type { AggregationPlan, ParentScope, WorkerAnswer, WorkerRefusal } from './plan.js';
+import type { ParentScope, WorkerAnswer, WorkerRefusal, WorkerTask } from './plan.js';
+import { runQuestionTask } from './question-worker.js';
 
 /** Where the worker finds storage: the server's own settings, and the collections it may read. */
 export interface WorkerSetup {
@@ -72,10 +73,11 @@ function transferred(answer: WorkerAnswer): unknown {
 }
 
 /** Runs one plan. Refusals come back as values; anything else thrown is a fault. */
-export default async function runAggregation(plan: AggregationPlan): Promise<unknown> {
+export default async function runAggregation(plan: WorkerTask): Promise<unknown> {
   const started = performance.now();
   try {
     const store = await storeOnce();
+    if ('questionTask' in plan) return transferred(await runQuestionTask(store, plan));
     let filter: Filter = plan.filter;
     if (plan.parent) {
       const children = await childTenants(store, plan.parent);

@@ -171,6 +171,9 @@ export const ERRORS = {
   'invalid-import-data': { status: 400, message: 'The part is not base64 data, or is empty.' },
   'export-not-found': { status: 404, message: 'No export job of this tenant has this id, or the export has no such part.' },
   'export-not-ready': { status: 409, message: 'The export is not done yet: poll GET /api/v1/exports/:id until its state is done.' },
+  // Questions
+  'invalid-question-id': { status: 400, message: 'No question configuration of this tenant has this id.' },
+  'question-config-limit': { status: 409, message: 'The tenant has as many question configurations as it may (1000).' },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

@@ -77,6 +77,7 @@ export const LIVE_EVENT_TYPES = {
   deletedFeedPost: 'deleted-feed-post',
   pollUpdate: 'poll-update',
   pageReact: 'page-react',
+  questionResult: 'question-result',
 } as const;
 
 export type LiveEventType = (typeof LIVE_EVENT_TYPES)[keyof typeof LIVE_EVENT_TYPES];

@@ -16,5 +16,7 @@ import { votesPost } from './votes-post.js';
 import { webhooks } from './webhooks.js';
 import { importDisqus } from './import-disqus.js';
 
+import { questionAggregate } from './question-aggregate.js';
+
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, importDisqus];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus];

@@ -15,6 +15,7 @@ import { RawJson, route, type RouteRequest, type Schema } from '../route.js';
 import { freeForm } from '../validation.js';
 import { countModeration, patchCounts } from '../moderation-counts.js';
 import { sendWelcome, welcomeAddress } from './comment-emails.js';
+import { checkCommentAnswers, recordCommentAnswers } from './comment-questions.js';
 import { startNotifyJob, withMentions } from './comment-notifications.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 
@@ -387,6 +388,7 @@ export const commentRoutes = [
         domain: body.domain ?? null,
         poll: body.poll ?? null,
       };
+      const answers = await checkCommentAnswers(app, tenantId, body['questionValues']);
       const settings = await tenantSettings(app.system, tenantId, urlId);
       const welcome = query.sendEmails === true ? await welcomeAddress(app, tenantId, input) : null;
       const notify = query.populateNotifications !== false;
@@ -400,6 +402,7 @@ export const commentRoutes = [
       });
       const commentId = String(created.comment['_id']);
       pageLocator(app.system).remember('comment', tenantId, commentId, urlId);
+      await recordCommentAnswers(app, tenantId, answers, created.comment);
       if (created.notifyJob === true) startNotifyJob(app.system, tenantId, commentId);
       if (welcome !== null) await sendWelcome(app, tenantId, created, welcome);
       return { comment: created.comment, user: created.user };

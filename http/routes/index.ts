@@ -25,6 +25,9 @@ import { identityRoutes } from './identity.js';
 import { oauthRoutes } from './oauth.js';
 import { oauthConsentRoutes } from './oauth-consent.js';
 import { dataJobRoutes } from './data-jobs.js';
+import { questionConfigRoutes } from './question-configs.js';
+import { questionResultRoutes } from './question-results.js';
+import { questionAggregateRoutes } from './question-aggregates.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -54,4 +57,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...oauthRoutes,
   ...oauthConsentRoutes,
   ...dataJobRoutes,
+  ...questionConfigRoutes,
+  ...questionResultRoutes,
+  ...questionAggregateRoutes,
 ];

@@ -172,13 +172,15 @@ for (const storage of storages()) {
       await post('/api/v1/hash-tags', { tag: '#fuzztag' });
       const definitions = (await t.api<{ definitions: { emailTemplateId: string }[] }>('GET', '/api/v1/email-templates/definitions')).body.definitions;
       const resources = (await t.api<{ validResourceNames: string[] }>('POST', '/api/v1/aggregate', { body: { resourceName: '?', operations: [] } })).body.validResourceNames;
+      const question = (await post('/api/v1/question-configs', { name: 'Fuzz', question: 'Fuzz?', type: 'nps', reportingOrder: 0 })).questionConfig;
+      const questionResult = (await post('/api/v1/question-results', { urlId, questionId: question._id, value: 5, commentId: reply._id })).questionResult;
       hints = {
         emailTemplateId: definitions.map((d) => d.emailTemplateId),
         resourceName: resources,
         field: ['id', 'votes', 'urlId', 'date'],
         op: ['count', 'sum', 'max', 'distinct'],
         tenantId: [t.tenant.tenantId],
-        id: [withPoll._id, reply._id, vote.voteId, page.id, pollVote.id, withPoll.userId],
+        id: [withPoll._id, reply._id, vote.voteId, page.id, pollVote.id, withPoll.userId, question._id, questionResult._id],
         commentId: [withPoll._id, reply._id],
         parentId: [withPoll._id, 'null'],
         optionId: poll.options.map((o) => o.id),
@@ -194,6 +196,11 @@ for (const storage of storages()) {
         commenterName: ['Fuzz'],
         comment: ['text #fuzz'],
         startTime: [0],
+        questionId: [question._id],
+        questionIds: [question._id],
+        aggId: ['fuzz-agg'],
+        value: [5],
+        questionValues: [{ [question._id]: 7 }],
       };
     });
 

@@ -13,7 +13,7 @@ type Json = Record<string, unknown>;
  * flag, a block, a poll vote, a page record, widget and domain configurations, an SSO user, a
  * tenant user, a moderator, a like and reaction from the widget (event log entries), a webhook
  * subscription with the pending events of the comments (its receiver refuses connections; the server must allow private webhook addresses),
- * and the usage all of it charged.
+ * a question with a result tied to a comment, and the usage all of it charged.
  */
 export async function fillTenant(t: TestServer, tenant: ProvisionedTenant, sso: (user: Json) => string): Promise<void> {
   const me = as(tenant);
@@ -37,6 +37,8 @@ export async function fillTenant(t: TestServer, tenant: ProvisionedTenant, sso: 
   assert.equal(like.status, 200, await like.text());
   const react = await fetch(`${t.url}/page-reacts/v2/${tenant.tenantId}?urlId=page-a&id=heart`, { method: 'POST' });
   assert.equal(react.status, 200, await react.text());
+  const question = ok(await t.api<{ questionConfig: Json }>('POST', '/api/v1/question-configs', { ...me, body: { name: 'Q', question: 'Q?', type: 'nps', reportingOrder: 0 } })).questionConfig;
+  ok(await t.api('POST', '/api/v1/question-results', { ...me, body: { urlId: 'page-a', questionId: question['_id'], value: 9, commentId: rootId } }));
 }
 
 /** Every stored document, in every collection, that holds this id anywhere in it. */

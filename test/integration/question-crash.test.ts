@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { checkedFetch } from '../fixtures/openapi.js';
+import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
+import { storages } from '../fixtures/server.js';
+import { withServerStorage } from '../fixtures/server-storage.js';
+
+const WORKERS = 30;
+const ACKS_BEFORE_KILL = 400;
+
+/**
+ * Kills a server with SIGKILL while results pour into one question, restarts it on the same
+ * data, and checks that every acknowledged result is stored, that at most the requests in
+ * flight at the kill were stored besides them, and that the question's `usedCount` and tallies
+ * (written in the same batch as each result) agree with the results stored.
+ */
+for (const storage of storages()) {
+  describe(`question results across a crash on ${storage}`, () => {
+    test('acknowledged results survive SIGKILL; usedCount and the tallies agree with the stored results after the restart', () =>
+      withServerStorage(storage, 'question-crash', async (env) => {
+        const first = await spawnServer(env);
+        const headers = demoHeaders(first);
+        const made = await checkedFetch(`${first.url}/api/v1/question-configs`, { method: 'POST', headers, body: JSON.stringify({ name: 'NPS', question: 'Recommend?', type: 'nps', reportingOrder: 0 }) });
+        assert.equal(made.status, 200);
+        const questionId = ((await made.json()) as { questionConfig: { _id: string } }).questionConfig._id;
+
+        const acked = new Set<string>();
+        let unknown = 0;
+        let stop = false;
+        let reachedTarget!: () => void;
+        const target = new Promise<void>((resolve) => (reachedTarget = resolve));
+        const worker = async (w: number) => {
+          for (let n = 0; !stop; n++) {
+            try {
+              const res = await checkedFetch(`${first.url}/api/v1/question-results`, {
+                method: 'POST',
+                headers,
+                body: JSON.stringify({ urlId: `/crash-${w % 5}`, questionId, value: n % 11, userId: `w${w}-${n}` }),
+              });
+              if (res.status !== 200) continue;
+              acked.add(((await res.json()) as { questionResult: { _id: string } }).questionResult._id);
+              if (acked.size === ACKS_BEFORE_KILL) reachedTarget();
+            } catch {
+              // The connection died with the server: this request's outcome is unknown.
+              unknown++;
+              return;
+            }
+          }
+        };
+        const workers = Array.from({ length: WORKERS }, (_, w) => worker(w));
+        await target;
+        await first.kill('SIGKILL');
+        stop = true;
+        await Promise.all(workers);
+
+        const second = await spawnServer(env);
+        try {
+          const get = async <T>(path: string): Promise<T> => {
+            const res = await checkedFetch(`${second.url}${path}`, { headers });
+            assert.equal(res.status, 200);
+            return (await res.json()) as T;
+          };
+          const stored: string[] = [];
+          for (let skip = 0; ; skip += 1000) {
+            const page = (await get<{ questionResults: { _id: string }[] }>(`/api/v1/question-results?questionId=${questionId}&skip=${skip}`)).questionResults;
+            stored.push(...page.map((r) => r._id));
+            if (page.length < 1000) break;
+          }
+          const kept = new Set(stored);
+          const lost = [...acked].filter((id) => !kept.has(id));
+          assert.deepEqual(lost, [], 'every acknowledged result is stored');
+          assert.ok(stored.length <= acked.size + unknown, `${stored.length} stored, ${acked.size} acknowledged, ${unknown} in flight`);
+          const config = (await get<{ questionConfig: { usedCount: number } }>(`/api/v1/question-configs/${questionId}`)).questionConfig;
+          assert.equal(config.usedCount, stored.length, 'usedCount moves with the results');
+          const tallied = (await get<{ data: { total: number } }>(`/api/v1/question-results-aggregation?questionId=${questionId}`)).data;
+          const read = (await get<{ data: { total: number } }>(`/api/v1/question-results-aggregation?questionId=${questionId}&startDate=0`)).data;
+          assert.deepEqual([tallied.total, read.total], [stored.length, stored.length], 'the tallies move with the results');
+        } finally {
+          await second.kill('SIGTERM');
+        }
+      }));
+  });
+}
