@@ -163,6 +163,18 @@ export const ERRORS = {
   'aggregation-memory-limit': { status: 422, message: 'The aggregation needed more memory than one call may use; narrow the query or the grouping.' },
   'aggregation-queue-timeout': { status: 503, message: "The aggregation waited too long behind the tenant's other aggregations and was not run. Retry later." },
   'aggregation-run-timeout': { status: 504, message: 'The aggregation ran longer than one call may and was stopped; narrow the query.' },
+  // Badges and feed posts (docs/badges.md, docs/feed-posts.md)
+  'badge-not-found': { status: 404, message: "No badge of the tenant's catalog has this id." },
+  'badge-disabled': { status: 409, message: "The badge is disabled in the catalog." },
+  'badge-already-awarded': { status: 409, message: "The user already holds this badge." },
+  'badge-user-unknown': { status: 404, message: "The user is neither a user of the tenant nor a commenter on its site." },
+  'badge-catalog-full': { status: 409, message: "The tenant's badge catalog is full." },
+  'feed-post-not-found': { status: 404, message: "No feed post of this tenant has this id." },
+  'feed-post-user-unknown': { status: 400, message: "fromUserId is not a hosted-account or SSO user of the tenant." },
+  'feed-post-forbidden': { status: 403, message: "Only the author of a feed post may change or delete it." },
+  'feed-post-duplicate': { status: 409, message: "The same author already posted this content." },
+  'feed-post-spam': { status: 400, message: "The feed post was judged spam." },
+  'feed-post-empty': { status: 400, message: "A feed post needs a title, content, media or links." },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

@@ -12,6 +12,7 @@ import { userCollections } from '../actors/user/user-actor.js';
 import { tenantCollections } from '../actors/tenant/collections.js';
 import { webhookCollections } from '../actors/webhook/webhooks-actor.js';
 import { identityCollections } from '../actors/identity-collections.js';
+import { badgeCollections } from '../actors/badge/badge-model.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */
@@ -30,4 +31,5 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...notifyCollections,
   ...webhookCollections,
   ...identityCollections,
+  ...badgeCollections,
 ];

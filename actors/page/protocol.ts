@@ -222,6 +222,8 @@ export type PageProtocol = {
     out: { code: 'already-liked' | 'not-liked' | 'already-reacted' | 'no-react' | null };
   };
   reactState: { in: { userKey: string | null; kind: ReactKind; reactId: string | null; recent: number }; out: ReactState };
+  /** Told by a user's badge actor once their badges changed durably: the badges their comments here show. */
+  setUserBadges: { in: { userId: string; badges: readonly Record<string, unknown>[] }; out: null };
 };
 
 /** `page:<tenantId>:<urlId>` */
