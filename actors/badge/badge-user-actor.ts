@@ -39,6 +39,7 @@ export class BadgeUserActor extends Actor<BadgeUserProtocol> {
   /** Held badges by catalog badge id. */
   readonly #held = new Map<string, UserBadgeDoc>();
   readonly #applied = new Set<string>();
+  #lastConfig = '';
 
   override async onStart(): Promise<void> {
     const colon = this.id.indexOf(':');
@@ -126,6 +127,13 @@ export class BadgeUserActor extends Actor<BadgeUserProtocol> {
     },
 
     applyConfig: async (config) => {
+      // Every signed request carries it: a payload seen already (and not asking to refresh) changes nothing.
+      const key = JSON.stringify(config);
+      if (key === this.#lastConfig && !config.update) {
+        this.allowUnconfirmed();
+        return null;
+      }
+      this.#lastConfig = key;
       if (await this.#applyConfig(config)) await this.#showOnComments();
       return null;
     },

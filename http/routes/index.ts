@@ -24,6 +24,7 @@ import { webhookRoutes } from './webhooks.js';
 import { identityRoutes } from './identity.js';
 import { oauthRoutes } from './oauth.js';
 import { oauthConsentRoutes } from './oauth-consent.js';
+import { badgeRoutes } from './badges.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -52,4 +53,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...identityRoutes,
   ...oauthRoutes,
   ...oauthConsentRoutes,
+  ...badgeRoutes,
 ];
