@@ -13,6 +13,7 @@ import { tenantCollections } from '../actors/tenant/collections.js';
 import { webhookCollections } from '../actors/webhook/webhooks-actor.js';
 import { identityCollections } from '../actors/identity-collections.js';
 import { badgeCollections } from '../actors/badge/badge-model.js';
+import { feedCollections } from '../actors/feed/feed-model.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */
@@ -32,4 +33,5 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...webhookCollections,
   ...identityCollections,
   ...badgeCollections,
+  ...feedCollections,
 ];

@@ -77,6 +77,8 @@ export const LIVE_EVENT_TYPES = {
   deletedFeedPost: 'deleted-feed-post',
   pollUpdate: 'poll-update',
   pageReact: 'page-react',
+  feedPostReact: 'fr',
+  feedPostUnreact: 'dfr',
 } as const;
 
 export type LiveEventType = (typeof LIVE_EVENT_TYPES)[keyof typeof LIVE_EVENT_TYPES];

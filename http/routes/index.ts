@@ -25,6 +25,8 @@ import { identityRoutes } from './identity.js';
 import { oauthRoutes } from './oauth.js';
 import { oauthConsentRoutes } from './oauth-consent.js';
 import { badgeRoutes } from './badges.js';
+import { feedPostRoutes } from './feed-posts.js';
+import { publicFeedPostRoutes } from './feed-posts-public.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -54,4 +56,6 @@ export const ROUTES: readonly AnyRoute[] = [
   ...oauthRoutes,
   ...oauthConsentRoutes,
   ...badgeRoutes,
+  ...feedPostRoutes,
+  ...publicFeedPostRoutes,
 ];
