@@ -171,13 +171,17 @@ for (const storage of storages()) {
       await post('/api/v1/hash-tags', { tag: '#fuzztag' });
       const definitions = (await t.api<{ definitions: { emailTemplateId: string }[] }>('GET', '/api/v1/email-templates/definitions')).body.definitions;
       const resources = (await t.api<{ validResourceNames: string[] }>('POST', '/api/v1/aggregate', { body: { resourceName: '?', operations: [] } })).body.validResourceNames;
+      await post('/api/v1/sso-users', { id: 'fuzz-sso', username: 'fuzz-sso', email: 'fuzz-sso@fuzz.example' });
+      const feedPost = (await post('/api/v1/feed-posts', { fromUserId: 'fuzz-sso', title: 'Fuzz post', tags: ['fuzz'] })).feedPost;
+      const badge = (await post('/api/v1/tenant-badges', { type: 4, name: 'Fuzz badge' })).tenantBadge;
+      const userBadge = (await post('/api/v1/user-badges', { userId: 'fuzz-user', badgeId: badge._id })).userBadge;
       hints = {
         emailTemplateId: definitions.map((d) => d.emailTemplateId),
         resourceName: resources,
         field: ['id', 'votes', 'urlId', 'date'],
         op: ['count', 'sum', 'max', 'distinct'],
         tenantId: [t.tenant.tenantId],
-        id: [withPoll._id, reply._id, vote.voteId, page.id, pollVote.id, withPoll.userId],
+        id: [withPoll._id, reply._id, vote.voteId, page.id, pollVote.id, withPoll.userId, feedPost._id, badge._id, userBadge._id],
         commentId: [withPoll._id, reply._id],
         parentId: [withPoll._id, 'null'],
         optionId: poll.options.map((o) => o.id),
@@ -193,6 +197,13 @@ for (const storage of storages()) {
         commenterName: ['Fuzz'],
         comment: ['text #fuzz'],
         startTime: [0],
+        postId: [feedPost._id],
+        postIds: [[feedPost._id]],
+        afterId: [feedPost._id],
+        fromUserId: ['fuzz-sso'],
+        badgeId: [badge._id],
+        reactType: ['heart'],
+        tags: [['fuzz']],
       };
     });
 
