@@ -5,6 +5,7 @@
  *   tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
  *   api-key create --tenant T
  *   oauth-client create --name N --redirect-uris U[,U...] [--client-uri U] [--logo-uri U] [--public]
+ *   badge create|list|disable|enable|delete (see cli-badges.ts)
  */
 import { createApiKey, createTenant, type NewTenant } from './actors/tenant/provision.js';
 import { storeClient } from './actors/oauth/client-actor.js';
@@ -12,11 +13,13 @@ import { clientMetadata, newClient } from './actors/oauth/client-model.js';
 import { loadConfig } from './engine/config.js';
 import { COLLECTIONS } from './storage/collections.js';
 import { createStore } from './storage/create-store.js';
+import { BADGE_USAGE, badgeCommand } from './cli-badges.js';
 
 const USAGE = `usage:
   cli tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
   cli api-key create --tenant T
   cli oauth-client create --name N --redirect-uris U[,U...] [--client-uri U] [--logo-uri U] [--public]
+${BADGE_USAGE}
 Storage comes from DATA_DIR (default ./data) or MONGODB_URI, as for the server.`;
 
 function options(args: string[]): Map<string, string> {
@@ -94,6 +97,8 @@ async function main(argv: string[]): Promise<number> {
       const { client, secret } = newClient(metadata, true, Date.now());
       await storeClient(store, client);
       out = { clientId: client._id, ...(secret === null ? {} : { clientSecret: secret }), partner: true, redirectUris: client.redirectUris, tokenEndpointAuthMethod: client.tokenEndpointAuthMethod };
+    } else if (noun === 'badge' && verb !== undefined) {
+      out = await badgeCommand(store, verb, opts);
     } else {
       throw new Error(`unknown command: ${[noun, verb].filter(Boolean).join(' ')}\n${USAGE}`);
     }

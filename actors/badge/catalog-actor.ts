@@ -7,9 +7,9 @@ import { BADGE_COLLECTIONS as C, MAX_CATALOG, type ProgressDoc, type TenantBadge
 import type { BadgeCatalogProtocol, BadgeInput, UserBadgeFilter } from './protocol.js';
 
 /** A new catalog badge: defaults for what the input leaves out. */
-function newBadge(tenantId: string, input: BadgeInput, nowMs: number): TenantBadgeDoc {
+export function newBadge(tenantId: string, input: BadgeInput, nowMs: number, id: string = newId(nowMs)): TenantBadgeDoc {
   return {
-    _id: newId(nowMs),
+    _id: id,
     tenantId,
     createdByUserId: input.createdByUserId ?? null,
     createdAt: isoTime(nowMs),
