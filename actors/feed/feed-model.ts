@@ -95,7 +95,8 @@ export const feedCollections: readonly CollectionSpec[] = [
       // Newest first is `_id` descending within the tenant (ids sort by creation time).
       { name: 'by_tenant', fields: ['tenantId'] },
       { name: 'by_tenant_tags', fields: ['tenantId', 'tags'] },
-      { name: 'by_tenant_user', fields: ['tenantId', 'fromUserId'] },
+      // The duplicate check: one author's posts with the same content.
+      { name: 'by_tenant_user_content', fields: ['tenantId', 'fromUserId', 'dupKey'] },
     ],
   },
   { name: FEED_COLLECTIONS.reacts, indexes: [{ name: 'by_tenant_reader_post', fields: ['tenantId', 'readerKey', 'postId'] }, { name: 'by_tenant_post', fields: ['tenantId', 'postId'] }] },
