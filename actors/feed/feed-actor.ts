@@ -12,6 +12,7 @@ import {
   FEED_COLLECTIONS as C,
   FEED_URL_ID,
   type FeedPostDoc,
+  feedPostView,
   type FeedPostInput,
   type FeedReactDoc,
   MAX_REACT_TYPES,
@@ -19,7 +20,7 @@ import {
   publicFeedPost,
   reactId,
 } from './feed-model.js';
-import { type Editor, FEED_VIEWS, type FeedProtocol, type FeedQuery, feedQueryKey } from './protocol.js';
+import { type Editor, FEED_VIEWS, type FeedPage, type FeedProtocol, type FeedQuery, feedQueryKey } from './protocol.js';
 
 /** List answers kept; the oldest goes first. */
 const LISTS_KEPT = 64;
@@ -36,7 +37,7 @@ function spamText(post: Pick<FeedPostDoc, 'title' | 'contentHTML'>): string {
  * once the change is durable.
  */
 export class FeedActor extends Actor<FeedProtocol> {
-  readonly #lists = new Map<string, readonly FeedPostDoc[]>();
+  readonly #lists = new Map<string, FeedPage>();
 
   override async onStart(): Promise<void> {}
 
@@ -46,7 +47,8 @@ export class FeedActor extends Actor<FeedProtocol> {
       const hit = this.#lists.get(key);
       if (hit !== undefined) return hit;
       await this.commitNow([]);
-      const posts = await this.#query(query);
+      const docs = await this.#query(query);
+      const posts: FeedPage = { posts: docs, apiJson: JSON.stringify(docs.map(feedPostView)) };
       if (this.#lists.size >= LISTS_KEPT) {
         const oldest = this.#lists.keys().next().value!;
         this.#lists.delete(oldest);

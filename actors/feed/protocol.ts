@@ -13,12 +13,18 @@ export interface FeedQuery {
   readonly tags: readonly string[];
 }
 
+/** A page of the feed: the posts, and their management API shapes already serialised (a JSON array). */
+export interface FeedPage {
+  readonly posts: readonly FeedPostDoc[];
+  readonly apiJson: string;
+}
+
 /** Who changes a post: the API (null) or a reader, who may change only their own. */
 export type Editor = string | null;
 
 /** Every message of a feed actor. */
 export type FeedProtocol = {
-  list: { in: FeedQuery; out: readonly FeedPostDoc[] };
+  list: { in: FeedQuery; out: FeedPage };
   get: { in: { postId: string }; out: FeedPostDoc | null };
   create: {
     in: {

@@ -64,7 +64,7 @@ export const publicFeedPostRoutes = [
     query: { type: 'object', properties: { ...LIST_QUERY, sso: SSO, isCrawler: { type: 'boolean' }, includeUserInfo: { type: 'boolean' } } },
     handle: async (req) => {
       const tenantId = await tenantOf(req);
-      const posts = await feedPage(req.app.system, tenantId, req.query);
+      const posts = (await feedPage(req.app.system, tenantId, req.query)).posts;
       // A crawler gets the shared part only: no session is made for it.
       const reader = req.query.isCrawler === true ? null : await identifyReader(req, tenantId);
       const mine = reader?.user?._id ?? null;

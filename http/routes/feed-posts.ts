@@ -1,10 +1,10 @@
-import { FEED_PAGE, type FeedPostDoc, feedPostView } from '../../actors/feed/feed-model.js';
-import { FEED_VIEWS, FeedKind, type FeedQuery, feedQueryKey } from '../../actors/feed/protocol.js';
+import { FEED_PAGE, feedPostView } from '../../actors/feed/feed-model.js';
+import { FEED_VIEWS, FeedKind, type FeedPage, type FeedQuery, feedQueryKey } from '../../actors/feed/protocol.js';
 import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import { type UserDoc, UserKind, userActorId } from '../../actors/user/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import type { ActorSystem } from '../../engine/actor-system.js';
-import { perObjects, route, type Schema } from '../route.js';
+import { perObjects, RawJson, route, type Schema } from '../route.js';
 import { CREATE_BODY, inputOf, LIST_QUERY, PATCH_BODY } from './feed-schemas.js';
 import { text } from './page-context.js';
 
@@ -24,10 +24,20 @@ interface CreateQuery {
 const ID_PARAM: Schema = { type: 'object', properties: { id: text(128, 1) }, required: ['id'] };
 
 /** The feed's page for a query: from the feed's published answers when it has one, else asked. */
-export async function feedPage(system: ActorSystem, tenantId: string, query: ListQuery): Promise<readonly FeedPostDoc[]> {
+export async function feedPage(system: ActorSystem, tenantId: string, query: ListQuery): Promise<FeedPage> {
   const q: FeedQuery = { afterId: query.afterId ?? null, limit: query.limit ?? FEED_PAGE, tags: [...new Set(query.tags ?? [])].sort() };
-  const published = system.peek(FeedKind, tenantId, FEED_VIEWS.lists, feedQueryKey(q)) as readonly FeedPostDoc[] | undefined;
+  const published = system.peek(FeedKind, tenantId, FEED_VIEWS.lists, feedQueryKey(q)) as FeedPage | undefined;
   return published ?? system.ask(FeedKind, tenantId, 'list', q);
+}
+
+/** A list answer, serialised by the feed actor once per change; it knows how many posts it holds, for the charge. */
+class FeedAnswer extends RawJson {
+  constructor(
+    json: string,
+    readonly count: number,
+  ) {
+    super(json);
+  }
 }
 
 /** The author of a post: a hosted-account (tenant) or single sign-on user of the tenant, by the id the API knows. */
@@ -41,13 +51,17 @@ async function authorOf(system: ActorSystem, tenantId: string, fromUserId: strin
 
 /** Feed posts through the management API (docs/feed-posts.md). */
 export const feedPostRoutes = [
-  route<ListQuery, undefined, { feedPosts: Record<string, unknown>[] }>({
+  route<ListQuery, undefined, FeedAnswer>({
     method: 'GET',
     path: '/api/v1/feed-posts',
     access: 'tenant',
     query: { type: 'object', properties: LIST_QUERY },
-    credits: (_req, result) => perObjects(result.feedPosts.length, 10),
-    handle: async ({ app, tenantId, query }) => ({ feedPosts: (await feedPage(app.system, tenantId, query)).map(feedPostView) }),
+    credits: (_req, result) => perObjects(result.count, 10),
+    handle: async ({ app, tenantId, query }) => {
+      const page = await feedPage(app.system, tenantId, query);
+      const cost = perObjects(page.posts.length, 10);
+      return new FeedAnswer(`{"status":"success","feedPosts":${page.apiJson},"creditsCost":${cost}}`, page.posts.length);
+    },
   }),
   route<CreateQuery, Record<string, unknown>>({
     method: 'POST',
