@@ -164,9 +164,14 @@ export class FeedActor extends Actor<FeedProtocol> {
 
   async #query({ afterId, limit, tags }: FeedQuery): Promise<FeedPostDoc[]> {
     const filter: Record<string, Filter[string]> = { tenantId: this.id };
-    if (afterId !== null) filter['_id'] = { $lt: afterId };
+    if (afterId !== null) {
+      filter['_id'] = { $lt: afterId };
+      // A post's id starts with the second it was made, as its createdAt: a bound the index can seek to.
+      const second = Number.parseInt(afterId.slice(0, 8), 16);
+      if (/^[0-9a-f]{8}/.test(afterId) && Number.isFinite(second)) filter['createdAt'] = { $lt: isoTime((second + 1) * 1000) };
+    }
     if (tags.length > 0) filter['tags'] = { $in: [...tags] };
-    return this.store.find<FeedPostDoc>(C.posts, filter, { sort: [['_id', -1]], limit });
+    return this.store.find<FeedPostDoc>(C.posts, filter, { sort: [['createdAt', -1], ['_id', -1]], limit });
   }
 
   async #get(postId: string): Promise<FeedPostDoc | null> {

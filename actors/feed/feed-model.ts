@@ -92,8 +92,8 @@ export const feedCollections: readonly CollectionSpec[] = [
   {
     name: FEED_COLLECTIONS.posts,
     indexes: [
-      // Newest first is `_id` descending within the tenant (ids sort by creation time); `afterId` is a range on it.
-      { name: 'by_tenant_id', fields: ['tenantId', '_id'] },
+      // Newest first: `createdAt`, then `_id` (ids sort by creation time), descending; `afterId` is a range on both.
+      { name: 'by_tenant_created', fields: ['tenantId', 'createdAt', '_id'] },
       { name: 'by_tenant_tags', fields: ['tenantId', 'tags'] },
       // The duplicate check: one author's posts with the same content.
       { name: 'by_tenant_user_content', fields: ['tenantId', 'fromUserId', 'dupKey'] },
