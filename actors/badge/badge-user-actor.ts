@@ -126,6 +126,17 @@ export class BadgeUserActor extends Actor<BadgeUserProtocol> {
       return null;
     },
 
+    erase: async () => {
+      const events = await this.store.find<BadgeEventDoc>(C.events, { tenantId: this.#tenantId, userId: this.#userId });
+      for (const event of events) this.remove(C.events, event._id);
+      for (const held of this.#held.values()) this.remove(C.userBadges, held._id);
+      if (this.#progress !== null) this.remove(C.progress, this.#progress._id);
+      this.#held.clear();
+      this.#progress = null;
+      this.#lastConfig = '';
+      return null;
+    },
+
     applyConfig: async (config) => {
       // Every signed request carries it: a payload seen already (and not asking to refresh) changes nothing.
       const key = JSON.stringify(config);

@@ -76,6 +76,8 @@ export type BadgeUserProtocol = {
   remove: { in: { id: string }; out: null };
   /** Honours an SSO payload's `badgeConfig`. */
   applyConfig: { in: BadgeConfigInput; out: null };
+  /** The user was deleted: their badges, progress and owed events go (idempotent). */
+  erase: { in: null; out: null };
 };
 
 /** `badges:<tenantId>` */

@@ -150,6 +150,20 @@ for (const storage of storages()) {
       assert.deepEqual((await badgesOf(t, 'zed')).filter((b) => none.includes(b.badgeId)), []);
     });
 
+    test("deleting a user (keeping or erasing their comments) removes their badges and progress", async () => {
+      const badge = await addBadge(t, { type: 4, name: 'Kept?' });
+      for (const [id, query] of [['gone-1', {}], ['gone-2', { deleteComments: true }]] as const) {
+        assert.equal((await t.api('POST', '/api/v1/sso-users', { body: { id, username: id, email: `${id}@blog.example` } })).status, 200);
+        const userId = `${t.tenant.tenantId}:${id}`;
+        await commentBy(t, userId, `/${id}`);
+        ok(await t.api('POST', '/api/v1/user-badges', { body: { userId, badgeId: badge._id } }), 'award');
+        await eventually(async () => (await progressOf(t, userId)) !== undefined, 30_000);
+        ok(await t.api('DELETE', `/api/v1/sso-users/${id}`, { query }), 'delete user');
+        assert.deepEqual(await badgesOf(t, userId), [], id);
+        assert.equal(await progressOf(t, userId), undefined, id);
+      }
+    });
+
     test('an event whose announcement was lost (a crash after the commit) is applied by the sweep after a restart, once', async () => {
       const badge = await addBadge(t, { type: 2, threshold: 2 });
       const commentId = await commentBy(t, 'lou', '/swept');
