@@ -111,7 +111,10 @@ export const badgeCollections: readonly CollectionSpec[] = [
     ],
   },
   { name: BADGE_COLLECTIONS.progress, indexes: [{ name: 'by_tenant_user', fields: ['tenantId', 'userId'], unique: true }] },
-  { name: BADGE_COLLECTIONS.events, indexes: [{ name: 'by_tenant_user', fields: ['tenantId', 'userId'] }, { name: 'by_at', fields: ['at'] }] },
+  // An outbox: written with every counted vote and comment, deleted moments later, so it stays
+  // small and carries no index (each would cost every vote two more writes). The sweep reads it
+  // by `_id`, which sorts by time; the rare reads by user or tenant scan it.
+  { name: BADGE_COLLECTIONS.events, indexes: [], tenantData: { field: 'tenantId' } },
 ];
 
 /** The API shape of a catalog badge (`TenantBadge`). */

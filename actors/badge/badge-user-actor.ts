@@ -17,6 +17,7 @@ import {
   type UserBadgeDoc,
 } from './badge-model.js';
 import type { BadgeConfigInput, BadgeUserProtocol } from './protocol.js';
+import { catalogOf } from './catalog-cache.js';
 
 /** Event ids remembered as applied, so an event delivered twice (announced and swept) counts once. */
 const APPLIED_REMEMBERED = 20_000;
@@ -100,7 +101,9 @@ export class BadgeUserActor extends Actor<BadgeUserProtocol> {
     },
 
     award: async ({ badgeId, displayedOnComments }) => {
-      const badge = (await this.#catalog()).find((b) => b._id === badgeId);
+      // Read from storage: a badge made a moment ago (by the command line, or another node) must be found.
+      const stored = await this.store.get<TenantBadgeDoc>(C.catalog, badgeId);
+      const badge = stored?.tenantId === this.#tenantId ? stored : undefined;
       if (badge === undefined) throw new ApiError('badge-not-found', `The tenant's catalog has no badge ${badgeId}.`);
       if (!badge.enabled) throw new ApiError('badge-disabled');
       if (this.#held.has(badgeId)) throw new ApiError('badge-already-awarded');
@@ -167,8 +170,8 @@ export class BadgeUserActor extends Actor<BadgeUserProtocol> {
     if (this.#applied.size > APPLIED_REMEMBERED) this.#applied.delete(this.#applied.values().next().value!);
   }
 
-  async #catalog(): Promise<TenantBadgeDoc[]> {
-    return this.store.find<TenantBadgeDoc>(C.catalog, { tenantId: this.#tenantId });
+  #catalog(): Promise<readonly TenantBadgeDoc[]> {
+    return catalogOf(this.store, this.#tenantId);
   }
 
   #give(badge: TenantBadgeDoc, displayedOnComments: boolean, nowMs: number, urlId: string | null = badge.urlId): UserBadgeDoc {

@@ -5,6 +5,7 @@ import { newId } from '../../engine/ids.js';
 import type { Filter } from '../../storage/store.js';
 import { BADGE_COLLECTIONS as C, MAX_CATALOG, type ProgressDoc, type TenantBadgeDoc, type UserBadgeDoc } from './badge-model.js';
 import type { BadgeCatalogProtocol, BadgeInput, UserBadgeFilter } from './protocol.js';
+import { forgetCatalog } from './catalog-cache.js';
 
 /** A new catalog badge: defaults for what the input leaves out. */
 export function newBadge(tenantId: string, input: BadgeInput, nowMs: number, id: string = newId(nowMs)): TenantBadgeDoc {
@@ -48,6 +49,7 @@ export class BadgeCatalogActor extends Actor<BadgeCatalogProtocol> {
       if (count >= MAX_CATALOG) throw new ApiError('badge-catalog-full', `A tenant's catalog holds at most ${MAX_CATALOG} badges.`);
       const doc = newBadge(this.id, input, clock.now());
       this.insert(C.catalog, doc);
+      await this.#changed();
       return doc;
     },
     patch: async ({ id, input }) => {
@@ -56,12 +58,14 @@ export class BadgeCatalogActor extends Actor<BadgeCatalogProtocol> {
       const next: TenantBadgeDoc = { ...current };
       for (const [key, value] of Object.entries(input)) if (value !== undefined) (next as Record<string, unknown>)[key] = value;
       this.put(C.catalog, next);
+      await this.#changed();
       return next;
     },
     remove: async ({ id }) => {
       if ((await this.#one(id)) === null) throw new ApiError('badge-not-found');
       // Badges users hold stay theirs: they carry their own copy of the display fields.
       this.remove(C.catalog, id);
+      await this.#changed();
       return null;
     },
     listUserBadges: ({ filter, skip, limit }) => this.store.find<UserBadgeDoc>(C.userBadges, userBadgeFilter(this.id, filter), { sort: [['_id', -1]], skip, limit }),
@@ -80,6 +84,12 @@ export class BadgeCatalogActor extends Actor<BadgeCatalogProtocol> {
   };
 
   override async onStart(): Promise<void> {}
+
+  /** Once the change is durable, this process's awarding reads the catalog again. */
+  async #changed(): Promise<void> {
+    await this.commitNow([]);
+    forgetCatalog(this.id);
+  }
 
   async #all(): Promise<TenantBadgeDoc[]> {
     await this.commitNow([]);

@@ -70,7 +70,9 @@ export function createBadges(system: ActorSystem, bus: EventBus): BadgeService {
     let handed = 0;
     let after = '';
     while (!closed) {
-      const filter: Filter = after === '' ? { at: { $lt: clock.now() - ageMs } } : { at: { $lt: clock.now() - ageMs }, _id: { $gt: after } };
+      // Ids sort by creation time: those made before the cut-off are the events older than `ageMs`.
+      const cutoff = Math.floor((clock.now() - ageMs) / 1000).toString(16).padStart(8, '0');
+      const filter: Filter = after === '' ? { _id: { $lt: cutoff } } : { _id: { $lt: cutoff, $gt: after } };
       const events = await system.store.find<BadgeEventDoc>(BADGE_COLLECTIONS.events, filter, { sort: [['_id', 1]], limit: SWEEP_BATCH });
       if (events.length === 0) break;
       await Promise.all(deliver(system, events, true));
