@@ -119,21 +119,23 @@ export class FeedActor extends Actor<FeedProtocol> {
       const held = (await this.store.get<FeedReactDoc>(C.reacts, id)) !== undefined;
       if (held !== undo) return { changed: false };
       const reacts = { ...post.reacts };
+      // Reaction types are callers' words: only the map's own entries count (`constructor` is not one).
+      const countOf = (type: string): number => (Object.hasOwn(reacts, type) ? reacts[type]! : 0);
       if (undo) {
         this.remove(C.reacts, id);
-        const left = (reacts[reactType] ?? 1) - 1;
+        const left = countOf(reactType) - 1;
         if (left > 0) reacts[reactType] = left;
         else delete reacts[reactType];
       } else {
-        if (reacts[reactType] === undefined && Object.keys(reacts).length >= MAX_REACT_TYPES) {
+        if (!Object.hasOwn(reacts, reactType) && Object.keys(reacts).length >= MAX_REACT_TYPES) {
           throw new ApiError('invalid-param', `A post holds at most ${MAX_REACT_TYPES} kinds of reaction.`);
         }
         this.insert(C.reacts, { _id: id, tenantId: this.id, postId, readerKey, reactType } satisfies FeedReactDoc);
-        reacts[reactType] = (reacts[reactType] ?? 0) + 1;
+        reacts[reactType] = countOf(reactType) + 1;
       }
       this.patch(C.posts, postId, { reacts });
       this.#changed();
-      this.#publish({ type: undo ? LIVE_EVENT_TYPES.feedPostUnreact : LIVE_EVENT_TYPES.feedPostReact, feedPostReact: { tenantId: this.id, postId, reactType, count: reacts[reactType] ?? 0 } }, broadcastId);
+      this.#publish({ type: undo ? LIVE_EVENT_TYPES.feedPostUnreact : LIVE_EVENT_TYPES.feedPostReact, feedPostReact: { tenantId: this.id, postId, reactType, count: countOf(reactType) } }, broadcastId);
       return { changed: true };
     },
 

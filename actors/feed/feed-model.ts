@@ -26,6 +26,11 @@ export const FEED_PAGE_MAX = 100;
 export const MAX_REACT_TYPES = 50;
 /** Longest reaction type. */
 export const REACT_TYPE_MAX = 36;
+/**
+ * What a reaction type may be: it becomes a field name of the post's `reacts`, so neither a
+ * leading `$`, a `.` nor NUL (MongoDB refuses them), nor `__proto__`.
+ */
+export const REACT_TYPE_PATTERN = '^(?!\\$)(?!__proto__$)[^.\\u0000]+$';
 
 /** One image of a media item. */
 export interface MediaAsset {

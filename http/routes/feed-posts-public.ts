@@ -1,6 +1,6 @@
 import { badgeUserActorId } from '../../actors/badge/badge-model.js';
 import { BadgeUserKind } from '../../actors/badge/protocol.js';
-import { FEED_URL_ID, publicFeedPost, REACT_TYPE_MAX } from '../../actors/feed/feed-model.js';
+import { FEED_URL_ID, publicFeedPost, REACT_TYPE_MAX, REACT_TYPE_PATTERN } from '../../actors/feed/feed-model.js';
 import { FeedKind } from '../../actors/feed/protocol.js';
 import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import { ApiError } from '../../engine/errors.js';
@@ -115,7 +115,7 @@ export const publicFeedPostRoutes = [
     access: 'public',
     params: POST_PARAM,
     query: { type: 'object', properties: { sso: SSO, broadcastId: text(128), isUndo: { type: 'boolean' } } },
-    body: { type: 'object', properties: { reactType: text(REACT_TYPE_MAX, 1) }, required: ['reactType'] },
+    body: { type: 'object', properties: { reactType: { ...text(REACT_TYPE_MAX, 1), pattern: REACT_TYPE_PATTERN } }, required: ['reactType'] },
     handle: async (req) => {
       const tenantId = await tenantOf(req);
       const reader = await identifyReader(req, tenantId);

@@ -164,6 +164,13 @@ for (const storage of storages()) {
       assert.deepEqual(withUser.body.feedPosts.find((p) => p._id === postId)!.reacts, { heart: 2, wow: 1 });
       assert.equal((await pub(t, 'POST', `/feed-posts/${tenantId}/react/5f0000000000000000000000`, { body: { reactType: 'x' } })).body['code'], 'feed-post-not-found');
       assert.equal((await pub(t, 'POST', `/feed-posts/${tenantId}/react/${postId}`, { body: { reactType: 'x'.repeat(37) } })).status, 400);
+      // A reaction type becomes a field name: what storage cannot hold as one is refused, and nothing changes.
+      for (const reactType of ['../', '$set', '__proto__', 'a\u0000b']) {
+        const r = await pub(t, 'POST', `/feed-posts/${tenantId}/react/${postId}`, { body: { reactType } });
+        assert.deepEqual([r.status, r.body['code']], [400, 'invalid-param'], reactType);
+      }
+      assert.equal((await pub(t, 'POST', `/feed-posts/${tenantId}/react/${postId}`, { query: { sso }, body: { reactType: 'constructor' } })).status, 200);
+      assert.equal((await pub(t, 'POST', `/feed-posts/${tenantId}/react/${postId}`, { query: { sso, isUndo: true }, body: { reactType: 'constructor' } })).status, 200);
 
       // Comments on a post are comments of the page post:<id>, counted in its stats.
       assert.equal((await t.api('POST', '/api/v1/comments', { body: { commenterName: 'Al', comment: 'on the post', url: 'https://blog.example/feed', urlId: `post:${postId}`, locale: 'en' } })).status, 200);
@@ -181,9 +188,9 @@ for (const storage of storages()) {
       const log = await pub<{ events: { data: string }[] }>(t, 'GET', `/event-log/${tenantId}`, { query: { urlId: FEED_URL_ID, startTime: 0 } });
       const events = log.body.events.map((e) => JSON.parse(e.data) as { type: string; postId?: string; feedPost?: { _id: string; fromUserId?: string }; feedPostReact?: { postId: string; count: number } });
       const about = events.filter((e) => e.postId === postId || e.feedPost?._id === postId || e.feedPostReact?.postId === postId);
-      assert.deepEqual(about.map((e) => e.type), ['new-feed-post', 'updated-feed-post', 'fr', 'fr', 'fr', 'fr', 'dfr', 'deleted-feed-post']);
+      assert.deepEqual(about.map((e) => e.type), ['new-feed-post', 'updated-feed-post', 'fr', 'fr', 'fr', 'fr', 'dfr', 'fr', 'dfr', 'deleted-feed-post']);
       assert.ok(about.every((e) => e.feedPost === undefined || e.feedPost.fromUserId === undefined));
-      assert.deepEqual(about.filter((e) => e.type === 'fr').map((e) => e.feedPostReact!.count), [1, 2, 3, 1]);
+      assert.deepEqual(about.filter((e) => e.type === 'fr').map((e) => e.feedPostReact!.count), [1, 2, 3, 1, 1]);
     });
   });
 }
