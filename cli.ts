@@ -6,6 +6,7 @@
  *   api-key create --tenant T
  *   oauth-client create --name N --redirect-uris U[,U...] [--client-uri U] [--logo-uri U] [--public]
  *   import, export, backup, restore: see cli-data.ts
+ *   badge create|list|disable|enable|delete (see cli-badges.ts)
  */
 import { createApiKey, createTenant, type NewTenant } from './actors/tenant/provision.js';
 import { storeClient } from './actors/oauth/client-actor.js';
@@ -14,6 +15,7 @@ import { loadConfig } from './engine/config.js';
 import { COLLECTIONS } from './storage/collections.js';
 import { createStore } from './storage/create-store.js';
 import { DATA_COMMANDS, runDataCommand } from './cli-data.js';
+import { BADGE_USAGE, badgeCommand } from './cli-badges.js';
 
 const USAGE = `usage:
   cli tenant create --name N [--email E] [--monthly-credits N [--flex]] [--white-label N] [--auditing] [--max-tenant-users N]
@@ -23,6 +25,7 @@ const USAGE = `usage:
   cli export --tenant T [--out FILE]
   cli backup DIR
   cli restore DIR
+${BADGE_USAGE}
 Storage comes from DATA_DIR (default ./data) or MONGODB_URI, as for the server.`;
 
 function options(args: string[]): Map<string, string> {
@@ -105,6 +108,8 @@ async function main(argv: string[]): Promise<number> {
       const { client, secret } = newClient(metadata, true, Date.now());
       await storeClient(store, client);
       out = { clientId: client._id, ...(secret === null ? {} : { clientSecret: secret }), partner: true, redirectUris: client.redirectUris, tokenEndpointAuthMethod: client.tokenEndpointAuthMethod };
+    } else if (noun === 'badge' && verb !== undefined) {
+      out = await badgeCommand(store, verb, opts);
     } else {
       throw new Error(`unknown command: ${[noun, verb].filter(Boolean).join(' ')}\n${USAGE}`);
     }

@@ -25,6 +25,8 @@ import { ImportJobActor, ImportJobKind } from './import/import-job-actor.js';
 import { ExportJobActor, ExportJobKind } from './export/export-job-actor.js';
 import { QuestionsKind } from './question/protocol.js';
 import { QuestionsActor } from './question/questions-actor.js';
+import { FeedActor } from './feed/feed-actor.js';
+import { FeedKind } from './feed/protocol.js';
 
 /** Registers every kind of actor with the system. */
 export function registerActors(system: ActorSystem): void {
@@ -46,4 +48,5 @@ export function registerActors(system: ActorSystem): void {
   system.register(ImportJobKind, (ctx) => new ImportJobActor(ctx));
   system.register(ExportJobKind, (ctx) => new ExportJobActor(ctx));
   system.register(QuestionsKind, (ctx) => new QuestionsActor(ctx));
+  system.register(FeedKind, (ctx) => new FeedActor(ctx));
 }

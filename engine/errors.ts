@@ -174,6 +174,18 @@ export const ERRORS = {
   // Questions
   'invalid-question-id': { status: 400, message: 'No question configuration of this tenant has this id.' },
   'question-config-limit': { status: 409, message: 'The tenant has as many question configurations as it may (1000).' },
+  // Badges and feed posts (docs/badges.md, docs/feed-posts.md)
+  'badge-not-found': { status: 404, message: "No badge of the tenant's catalog has this id." },
+  'badge-disabled': { status: 409, message: "The badge is disabled in the catalog." },
+  'badge-already-awarded': { status: 409, message: "The user already holds this badge." },
+  'badge-user-unknown': { status: 404, message: "The user is neither a user of the tenant nor a commenter on its site." },
+  'badge-catalog-full': { status: 409, message: "The tenant's badge catalog is full." },
+  'feed-post-not-found': { status: 404, message: "No feed post of this tenant has this id." },
+  'feed-post-user-unknown': { status: 400, message: "fromUserId is not a hosted-account or SSO user of the tenant." },
+  'feed-post-forbidden': { status: 403, message: "Only the author of a feed post may change or delete it." },
+  'feed-post-duplicate': { status: 409, message: "The same author already posted this content." },
+  'feed-post-spam': { status: 400, message: "The feed post was judged spam." },
+  'feed-post-empty': { status: 400, message: "A feed post needs a title, content, media or links." },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

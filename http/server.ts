@@ -16,6 +16,7 @@ import { log } from '../engine/log.js';
 import { createEmail } from '../email/index.js';
 import { createNotify } from '../actors/notify/index.js';
 import { createWebhooks } from '../webhooks/index.js';
+import { createBadges } from '../actors/badge/index.js';
 import { COLLECTIONS } from '../storage/collections.js';
 import { createStore } from '../storage/create-store.js';
 import { startBackups } from '../storage/backup-schedule.js';
@@ -105,6 +106,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const email = createEmail(system, config);
   const notify = createNotify(system, config);
   const webhooks = createWebhooks(system, bus, config);
+  const badges = createBadges(system, bus);
   let cluster: ClusterNode | undefined;
   let writer: WriterLease | undefined;
   try {
@@ -143,6 +145,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   email.start(port, secret);
   notify.start();
   webhooks.start();
+  badges.start();
   const { resumed } = await startIdentityWork(system, store);
   startOAuthSweeps(system);
   void resumeDataJobs(system, store).catch((err: unknown) => log.warn('data-jobs-resume-failed', { err }));
@@ -164,6 +167,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await email.close();
       notify.close();
       webhooks.close();
+      badges.close();
       const drained = await system.shutdown(config.shutdownGraceMs);
       if (!drained) log.warn('shutdown-drain-timeout', { graceMs: config.shutdownGraceMs });
       await live.stop();

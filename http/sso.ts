@@ -21,6 +21,9 @@ import { clock } from '../engine/clock.js';
 import { ApiError } from '../engine/errors.js';
 import { hasUnsafeCharacters, isHttpUrl, isImageSrc } from '../actors/text-rules.js';
 import { assertStorable } from './input-guard.js';
+import { badgeConfigOf } from './sso-badges.js';
+import { badgeUserActorId } from '../actors/badge/badge-model.js';
+import { BadgeUserKind, type BadgeConfigInput } from '../actors/badge/protocol.js';
 import type { AppServices } from './services.js';
 
 const MAX_AGE_MS = 2 * 24 * 60 * 60 * 1000;
@@ -134,12 +137,13 @@ async function verify(app: AppServices, tenantId: string, sso: Record<string, un
  * The single sign-on user of a request (created or updated), or undefined when there is no
  * `sso` parameter. A malformed or badly signed payload is refused with `invalid-sso`.
  */
-export async function ssoUser(app: AppServices, tenantId: string, raw: string | undefined): Promise<SsoUser | undefined> {
+export async function ssoUser(app: AppServices, tenantId: string, raw: string | undefined, urlId: string | null = null): Promise<SsoUser | undefined> {
   if (raw === undefined || raw.trim() === '') return undefined;
   const sso = parse(raw);
   let id: string;
   let fields: SsoUserFields;
   let secure: boolean;
+  let badges: BadgeConfigInput | undefined;
   if ('userDataJSONBase64' in sso || 'verificationHash' in sso) {
     const data = await verify(app, tenantId, sso);
     const given = str(data['id'], 256);
@@ -147,6 +151,7 @@ export async function ssoUser(app: AppServices, tenantId: string, raw: string | 
     id = `${tenantId}:${given}`;
     fields = fieldsOf(data, 'avatar');
     secure = true;
+    badges = badgeConfigOf(data['badgeConfig'], urlId);
   } else {
     // Unsigned: anyone can send it, so it carries no privileges and no groups.
     const { isAdmin: _admin, isModerator: _moderator, groupIds: _groups, ...unprivileged } = sso;
@@ -157,5 +162,7 @@ export async function ssoUser(app: AppServices, tenantId: string, raw: string | 
     secure = false;
   }
   const user = await app.system.ask(UserKind, userActorId(tenantId, id), 'upsertSso', { fields, secure });
+  // Off the request path: the badges reach the user's comments once durable.
+  if (badges !== undefined) app.system.tell(BadgeUserKind, badgeUserActorId(tenantId, id), 'applyConfig', badges);
   return { user, secure };
 }

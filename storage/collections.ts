@@ -14,6 +14,8 @@ import { webhookCollections } from '../actors/webhook/webhooks-actor.js';
 import { identityCollections } from '../actors/identity-collections.js';
 import { dataJobCollections } from '../actors/import/import-job-model.js';
 import { questionCollections } from '../actors/question/question-model.js';
+import { badgeCollections } from '../actors/badge/badge-model.js';
+import { feedCollections } from '../actors/feed/feed-model.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */
@@ -34,4 +36,6 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...identityCollections,
   ...dataJobCollections,
   ...questionCollections,
+  ...badgeCollections,
+  ...feedCollections,
 ];

@@ -28,6 +28,8 @@ import { TenantKind, tenantSettings } from '../tenant/tenant-actor.js';
 import { type ApiUserKind, type UserDoc, UserKind, userActorId } from '../user/protocol.js';
 import { JOBS, type JobDoc } from './jobs.js';
 import { webhookTargets } from '../webhook/protocol.js';
+import { badgeUserActorId } from '../badge/badge-model.js';
+import { BadgeUserKind } from '../badge/protocol.js';
 
 /** Comments read per round. */
 export const ROUND = 250;
@@ -127,6 +129,7 @@ export class UserEraseActor extends Actor<UserEraseProtocol> {
 
   async #finish(job: UserEraseJob): Promise<{ done: true; user: UserDoc | null; erased: number }> {
     let user: UserDoc | null = null;
+    await this.system.ask(BadgeUserKind, badgeUserActorId(this.#tenantId, this.#userId), 'erase', null);
     try {
       user = await this.system.ask(UserKind, userActorId(this.#tenantId, this.#userId), 'remove', { kind: job.kind });
     } catch (err) {

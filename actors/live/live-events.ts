@@ -78,6 +78,8 @@ export const LIVE_EVENT_TYPES = {
   pollUpdate: 'poll-update',
   pageReact: 'page-react',
   questionResult: 'question-result',
+  feedPostReact: 'fr',
+  feedPostUnreact: 'dfr',
 } as const;
 
 export type LiveEventType = (typeof LIVE_EVENT_TYPES)[keyof typeof LIVE_EVENT_TYPES];

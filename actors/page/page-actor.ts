@@ -23,6 +23,8 @@ import { castVote, flushCounts, listVotes, recount, removeVote } from './page-vo
 import { NotOnThisPage, PAGE_VIEWS, type PageProtocol } from './protocol.js';
 import { PAGE_REACTS, type ReactDoc } from './react-doc.js';
 import { type VoteDoc, VOTES } from './vote-doc.js';
+import { badgeEventsTopic } from '../badge/protocol.js';
+import { setUserBadges } from './page-badges.js';
 
 /** Serialised answers kept per page; the oldest goes first. */
 const ANSWER_CACHE_SIZE = 32;
@@ -61,6 +63,7 @@ export class PageActor extends Actor<PageProtocol> {
     announceWebhooks: (events) => this.publish(webhooksTopic(this.#state.tenantId), events),
     commitNow: (ops: readonly WriteOp[]) => this.commitNow(ops),
     tellPoll: (commentId, change) => this.#tellPoll(commentId, change),
+    announceBadges: (events) => this.publish(badgeEventsTopic(this.#state.tenantId), events),
   };
 
   override async onStart(): Promise<void> {
@@ -206,6 +209,7 @@ export class PageActor extends Actor<PageProtocol> {
     reactState: (request) => reactState(this.#host, request),
     importComments: (request) => importComments(this.#host, request),
     finishImport: () => finishImport(this.#host),
+    setUserBadges: ({ userId, badges }) => setUserBadges(this.#host, userId, badges),
   };
 
   /** The comment, if this page holds it (adopting it first if another page moved it here). */

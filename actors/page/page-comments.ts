@@ -20,6 +20,7 @@ import type { CreatedComment, NewCommentInput, PageProtocol, SessionUser, Webhoo
 import { queueWebhooks } from './page-webhooks.js';
 import { WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { judgeSpam, repeatKey } from './spam.js';
+import { badgeEventsOfComment, badgesOfAuthor } from './page-badges.js';
 
 /** `createComment`: checks the page's rules, then stores the comment (and its poll) in one batch. */
 export async function createComment(host: PageHost, { input, settings, isLive, doSpamCheck, notify, webhooks }: PageProtocol['createComment']['in']): Promise<CreatedComment> {
@@ -60,6 +61,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     if (known !== null) user = { id: known._id, username: known.username, email: known.email, avatarSrc: known.avatarSrc, authorized: true, isAnonSession: false };
   }
 
+  const badges = await badgesOfAuthor(host, userId);
   const nowIso = new Date(now).toISOString();
   const verified = input.verified ?? false;
   const doc: CommentDoc = {
@@ -102,7 +104,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     hasLinks: text.rendered.hasLinks,
     hasCode: text.rendered.hasCode,
     hasImages: text.rendered.hasImages,
-    badges: null,
+    badges,
     mentions: [...input.mentions],
     hashTags: tags.hashTags,
     hashTagKeys: tags.keys,
@@ -128,6 +130,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
   }
   // The record that its notifications are owed, durable with it; the job works off this actor.
   const parentUserId = input.parentId === null ? null : (state.comments.get(input.parentId)?.userId ?? null);
+  badgeEventsOfComment(host, doc, parentUserId);
   const notifyJob = notify !== false && mayNotify(doc, parentUserId);
   if (notifyJob) {
     const job = notifyJobOf(state.tenantId, state.urlId, id, parentUserId, now);

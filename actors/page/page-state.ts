@@ -10,6 +10,7 @@ import type { Doc, WriteOp } from '../../storage/store.js';
 import type { LiveEvent } from '../live/live-events.js';
 import type { PollView } from '../poll/poll-model.js';
 import type { PendingWebhookEventDoc } from '../webhook/protocol.js';
+import type { BadgeEventDoc } from '../badge/badge-model.js';
 import { COMMENTS, type CommentDoc, commentView, isVisible } from './comment-doc.js';
 import type { FlagDoc } from './flag-doc.js';
 import { comparator, type ListSource, type SortDirection } from './listing.js';
@@ -35,6 +36,8 @@ export interface PageHost {
   announceWebhooks(events: readonly PendingWebhookEventDoc[]): void;
   /** Makes everything buffered so far durable, then `ops` alone. */
   commitNow(ops: readonly WriteOp[]): Promise<void>;
+  /** Hands queued badge progress events to the users' badge actors, once the writes before are durable. */
+  announceBadges(events: readonly BadgeEventDoc[]): void;
   /** Tells the poll of a comment that the comment changed (after the change is durable). */
   tellPoll(commentId: string, change: { isLocked: boolean; urlId: string; deleted: boolean }): Promise<void>;
 }

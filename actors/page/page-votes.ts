@@ -11,6 +11,7 @@ import { voteEvent } from './page-events.js';
 import type { PageHost } from './page-state.js';
 import { PENDING_COUNTS, type PendingCountsDoc } from './pending-counts.js';
 import { actorKey, PageKind, type PageProtocol, type VoteLists } from './protocol.js';
+import { badgeEventOfVote } from './page-badges.js';
 import { isApplied, publicVote, pubSubVote, VOTE_KINDS, type VoteDoc, VOTES } from './vote-doc.js';
 
 /**
@@ -34,6 +35,7 @@ export function castVote(host: PageHost, current: CommentDoc, { commentId, by, d
     host.remove(VOTES, previous._id);
     state.votes.remove(previous);
     doc = withVote(doc, previous, -1);
+    badgeEventOfVote(host, doc, previous, -1);
     host.publish(voteEvent('deleted-vote', pubSubVote(previous), countsOf(doc)));
   }
   const now = clock.now();
@@ -52,6 +54,7 @@ export function castVote(host: PageHost, current: CommentDoc, { commentId, by, d
   host.put(VOTES, vote);
   state.votes.add(vote);
   doc = withVote(doc, vote, 1);
+  badgeEventOfVote(host, doc, vote, 1);
   countVote(host, doc);
   host.publish(voteEvent('new-vote', pubSubVote(vote), countsOf(doc)));
   return { voteId: vote._id };
@@ -65,6 +68,7 @@ export function removeVote(host: PageHost, vote: VoteDoc): PageProtocol['deleteV
   state.votes.remove(vote);
   if (current !== undefined) {
     const doc = withVote(current, vote, -1);
+    badgeEventOfVote(host, doc, vote, -1);
     countVote(host, doc);
     host.publish(voteEvent('deleted-vote', pubSubVote(vote), countsOf(doc)));
   }

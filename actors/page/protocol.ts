@@ -232,6 +232,8 @@ export type PageProtocol = {
   };
   /** Ends an import on this page: imported replies whose parent never came become top-level (their `externalId`s). */
   finishImport: { in: null; out: { orphans: string[] } };
+  /** Told by a user's badge actor once their badges changed durably: the badges their comments here show. */
+  setUserBadges: { in: { userId: string; badges: readonly Record<string, unknown>[] }; out: null };
 };
 
 /** `page:<tenantId>:<urlId>` */

@@ -15,8 +15,8 @@ import { userErase } from './user-erase.js';
 import { votesPost } from './votes-post.js';
 import { webhooks } from './webhooks.js';
 import { importDisqus } from './import-disqus.js';
-
 import { questionAggregate } from './question-aggregate.js';
+import { feedList } from './feed-list.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList];

@@ -28,6 +28,9 @@ import { dataJobRoutes } from './data-jobs.js';
 import { questionConfigRoutes } from './question-configs.js';
 import { questionResultRoutes } from './question-results.js';
 import { questionAggregateRoutes } from './question-aggregates.js';
+import { badgeRoutes } from './badges.js';
+import { feedPostRoutes } from './feed-posts.js';
+import { publicFeedPostRoutes } from './feed-posts-public.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -60,4 +63,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...questionConfigRoutes,
   ...questionResultRoutes,
   ...questionAggregateRoutes,
+  ...badgeRoutes,
+  ...feedPostRoutes,
+  ...publicFeedPostRoutes,
 ];

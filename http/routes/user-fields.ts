@@ -13,6 +13,8 @@ import { hasUnsafeCharacters } from '../../actors/text-rules.js';
 import { ApiError } from '../../engine/errors.js';
 import type { Schema } from '../route.js';
 import { imageSrc, link, text } from './page-context.js';
+import { badgeUserActorId } from '../../actors/badge/badge-model.js';
+import { BadgeUserKind } from '../../actors/badge/protocol.js';
 
 export const bool: Schema = { type: 'boolean' };
 const count: Schema = { type: 'integer', minimum: 0, maximum: 1_000_000_000 };
@@ -69,6 +71,7 @@ export async function deleteUser(app: AppServices, tenantId: string, userId: str
   if (mode !== null) return (await eraseUser(app.system, tenantId, userId, kind, mode)) ?? current;
   // The comments stay; the user's notifications and subscriptions go with it (a retried DELETE finishes both).
   await eraseRecipient(app.system, tenantId, userId);
+  await app.system.ask(BadgeUserKind, badgeUserActorId(tenantId, userId), 'erase', null);
   return app.system.ask(UserKind, userActorId(tenantId, userId), 'remove', { kind });
 }
 

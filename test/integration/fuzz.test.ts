@@ -174,13 +174,17 @@ for (const storage of storages()) {
       const resources = (await t.api<{ validResourceNames: string[] }>('POST', '/api/v1/aggregate', { body: { resourceName: '?', operations: [] } })).body.validResourceNames;
       const question = (await post('/api/v1/question-configs', { name: 'Fuzz', question: 'Fuzz?', type: 'nps', reportingOrder: 0 })).questionConfig;
       const questionResult = (await post('/api/v1/question-results', { urlId, questionId: question._id, value: 5, commentId: reply._id })).questionResult;
+      await post('/api/v1/sso-users', { id: 'fuzz-sso', username: 'fuzz-sso', email: 'fuzz-sso@fuzz.example' });
+      const feedPost = (await post('/api/v1/feed-posts', { fromUserId: 'fuzz-sso', title: 'Fuzz post', tags: ['fuzz'] })).feedPost;
+      const badge = (await post('/api/v1/tenant-badges', { type: 4, name: 'Fuzz badge' })).tenantBadge;
+      const userBadge = (await post('/api/v1/user-badges', { userId: 'fuzz-user', badgeId: badge._id })).userBadge;
       hints = {
         emailTemplateId: definitions.map((d) => d.emailTemplateId),
         resourceName: resources,
         field: ['id', 'votes', 'urlId', 'date'],
         op: ['count', 'sum', 'max', 'distinct'],
         tenantId: [t.tenant.tenantId],
-        id: [withPoll._id, reply._id, vote.voteId, page.id, pollVote.id, withPoll.userId, question._id, questionResult._id],
+        id: [withPoll._id, reply._id, vote.voteId, page.id, pollVote.id, withPoll.userId, question._id, questionResult._id, feedPost._id, badge._id, userBadge._id],
         commentId: [withPoll._id, reply._id],
         parentId: [withPoll._id, 'null'],
         optionId: poll.options.map((o) => o.id),
@@ -201,6 +205,13 @@ for (const storage of storages()) {
         aggId: ['fuzz-agg'],
         value: [5],
         questionValues: [{ [question._id]: 7 }],
+        postId: [feedPost._id],
+        postIds: [[feedPost._id]],
+        afterId: [feedPost._id],
+        fromUserId: ['fuzz-sso'],
+        badgeId: [badge._id],
+        reactType: ['heart'],
+        tags: [['fuzz']],
       };
     });
 

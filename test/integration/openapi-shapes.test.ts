@@ -17,6 +17,7 @@ import { authorize, oauthFixture, type OAuthFixture, register } from './oauth-he
 import { callNotifyOperations } from './notify-shapes.js';
 import { callWebhookOperations } from './webhook-shapes.js';
 import { callQuestionOperations } from './question-shapes.js';
+import { callBadgeOperations, callFeedOperations } from './feed-badge-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
 function implementedOperations(): Operation[] {
@@ -193,6 +194,8 @@ async function callEveryOperation(t: TestServer): Promise<void> {
   await callWebhookOperations(t);
   await callNotifyOperations(t);
   await callQuestionOperations(t);
+  await callFeedOperations(t);
+  await callBadgeOperations(t);
 
   const missing = implementedOperations()
     .filter((op) => !validatedOperations.has(op.id))
