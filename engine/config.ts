@@ -31,6 +31,7 @@ const bool: Parse<boolean> = (raw, name) => {
   throw new Error(`${name} must be true or false, got "${raw}"`);
 };
 const optionalStr: Parse<string | undefined> = (raw) => (raw === '' ? undefined : raw);
+const optionalInt: Parse<number | undefined> = (raw, name) => (raw === '' ? undefined : int(raw, name));
 
 function setting<T>(env: string, flag: string, def: T, parse: Parse<T>, doc: string): Setting<T> {
   return { env, flag, default: def, parse, doc };
@@ -87,6 +88,9 @@ export const SETTINGS = {
   nodeId: setting<string | undefined>('NODE_ID', '--node-id', undefined, optionalStr, 'Cluster mode: this node\'s id (default: host name, process id and a random suffix).'),
   clusterShards: setting('CLUSTER_SHARDS', '--cluster-shards', 256, int, 'Cluster mode: shards actor keys hash to; every node of a cluster must agree.'),
   clusterLeaseMs: setting('CLUSTER_LEASE_MS', '--cluster-lease-ms', 10_000, int, 'Cluster mode: how long a shard lease lasts unless renewed (renewed every third of it).'),
+  metricsPort: setting<number | undefined>('METRICS_PORT', '--metrics-port', undefined, optionalInt, 'Serve Prometheus metrics (`/metrics`, also `/readyz`, `/healthz`) on this port, a listener of its own; unset: no metrics. Never on the public port.'),
+  metricsHost: setting('METRICS_HOST', '--metrics-host', '127.0.0.1', str, 'Address the metrics listener binds (loopback unless set).'),
+  metricsTenants: setting<string | undefined>('METRICS_TENANTS', '--metrics-tenants', undefined, optionalStr, 'Comma-separated tenant ids whose API requests get series of their own (at most 50); no other metric has a tenant label.'),
 } as const;
 
 type Settings = typeof SETTINGS;

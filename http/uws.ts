@@ -10,6 +10,8 @@
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import { forwardedClient, normalizeAddress } from './client-address.js';
+import { countRefusal } from '../engine/metrics/http-meters.js';
+import { liveBackpressureClosed } from '../engine/metrics/live-meters.js';
 
 /** A request, fully copied out of uWebSockets.js. */
 export interface IncomingRequest {
@@ -132,8 +134,12 @@ export const REQUEST_LIMITS = {
   maxHeaderBytes: 16_384,
 } as const;
 
+/** The wrapper's own refusals, with their catalog codes (for the refusal counts). */
+const CODES = new WeakMap<Reply, string>();
 function refusal(status: number, code: string, reason: string): Reply {
-  return { status, body: JSON.stringify({ status: 'failed', code, reason }) };
+  const reply = { status, body: JSON.stringify({ status: 'failed', code, reason }) };
+  CODES.set(reply, code);
+  return reply;
 }
 const URI_TOO_LONG = refusal(414, 'uri-too-long', `The request URL is longer than ${REQUEST_LIMITS.maxUrlLength} characters.`);
 const HEADERS_TOO_LARGE = refusal(431, 'headers-too-large', `The request headers are larger than ${REQUEST_LIMITS.maxHeaderBytes} characters.`);
@@ -221,7 +227,8 @@ class Exchange implements IncomingRequest, Responder {
   }
 
   /** Answers from inside a uWebSockets.js callback and closes the connection (the body is left unread). */
-  refuse(reply: Reply): void {
+  refuse(reply: Reply, code: string): void {
+    countRefusal(code);
     this.done = true;
     this.#res.cork(() => writeReply(this.#res, reply, true));
   }
@@ -298,7 +305,7 @@ export class HttpServer {
         });
         const refused = malformed(exchange);
         if (refused !== undefined) {
-          exchange.refuse(refused);
+          exchange.refuse(refused, CODES.get(refused)!);
           return;
         }
         const key = req.getHeader('sec-websocket-key');
@@ -320,7 +327,9 @@ export class HttpServer {
       open: (ws) => behavior.open?.(wrap(ws)),
       message: (ws, message) => behavior.message?.(wrap(ws), decoder.decode(message)),
       drain: (ws) => behavior.drain?.(wrap(ws)),
-      close: (ws) => {
+      close: (ws, code) => {
+        // Closed by uWebSockets.js itself (1006) with more buffered than allowed: a slow subscriber dropped.
+        if (behavior.closeOnBackpressureLimit && code === 1006 && ws.getBufferedAmount() >= behavior.maxBackpressure) liveBackpressureClosed();
         behavior.close?.(wrap(ws));
         sockets.delete(ws);
       },
@@ -379,7 +388,7 @@ export class HttpServer {
     });
     const refused = malformed(exchange);
     if (refused !== undefined) {
-      exchange.refuse(refused);
+      exchange.refuse(refused, CODES.get(refused)!);
       return;
     }
     if (method === 'GET' || method === 'HEAD') {
@@ -390,7 +399,7 @@ export class HttpServer {
     const declared = exchange.headers['content-length'] ?? '';
     const length = declared === '' ? -1 : Number(declared);
     if (length > this.#options.maxBodyBytes) {
-      exchange.refuse({ status: 413, body: TOO_LARGE });
+      exchange.refuse({ status: 413, body: TOO_LARGE }, 'body-too-large');
       return;
     }
     exchange.inCallback = false;
@@ -408,7 +417,7 @@ export class HttpServer {
       }
       const bytes = new Uint8Array(chunk);
       if (size + bytes.byteLength > limit) {
-        exchange.refuse({ status: 413, body: TOO_LARGE });
+        exchange.refuse({ status: 413, body: TOO_LARGE }, 'body-too-large');
         return;
       }
       // The chunk is neutered when this callback returns, so its bytes are copied now.

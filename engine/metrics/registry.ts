@@ -1,0 +1,56 @@
+/**
+ * The process's metrics registry (prom-client's `Registry`): every family of `engine/metrics/`
+ * registers here when its module loads, and the metrics listener (`http/metrics-listener.ts`)
+ * serves it. Families count in plain numbers whether or not anyone scrapes; what costs more
+ * than an addition (reading the clock around requests, handlers and commits) runs only once
+ * `enableMetrics` was called, which the server does when `METRICS_PORT` is set.
+ */
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { CountFamily, TimingFamily } from './families.js';
+
+/** The registry the listener serves. */
+export const registry = new Registry();
+
+/** Whether timings are taken (set once by `enableMetrics`). Read on hot paths: a plain field. */
+export const metricsState = { on: false };
+
+/** Prefix of every family of this server. */
+export const PREFIX = 'comments_';
+
+/** Adds a family to the registry; returns it. */
+export function register<F extends CountFamily | TimingFamily>(family: F): F {
+  registry.registerMetric(family as unknown as Parameters<Registry['registerMetric']>[0]);
+  return family;
+}
+
+/**
+ * Called at every scrape before families are read: the running servers' gauges of live objects
+ * (active actors, connections, owned shards) are set by these. Returns its removal.
+ */
+const sources = new Set<() => void>();
+export function addSource(source: () => void): () => void {
+  sources.add(source);
+  return () => sources.delete(source);
+}
+
+let defaults = false;
+
+/** Turns timings on and adds prom-client's default process metrics (event-loop delay, heap, GC). */
+export function enableMetrics(): void {
+  metricsState.on = true;
+  if (!defaults) {
+    defaults = true;
+    collectDefaultMetrics({ register: registry });
+  }
+}
+
+/** The Prometheus text of every family. */
+export async function scrape(): Promise<{ contentType: string; text: string }> {
+  for (const source of sources) source();
+  return { contentType: registry.contentType, text: await registry.metrics() };
+}
+
+/** Seconds since `started` (a `performance.now()` mark). */
+export function secondsSince(started: number): number {
+  return (performance.now() - started) / 1000;
+}
