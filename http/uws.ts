@@ -11,7 +11,7 @@ import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import { forwardedClient, normalizeAddress } from './client-address.js';
 import { countRefusal } from '../engine/metrics/http-meters.js';
-import { liveBackpressureClosed } from '../engine/metrics/live-meters.js';
+import { liveAbnormalClose } from '../engine/metrics/live-meters.js';
 
 /** A request, fully copied out of uWebSockets.js. */
 export interface IncomingRequest {
@@ -328,8 +328,9 @@ export class HttpServer {
       message: (ws, message) => behavior.message?.(wrap(ws), decoder.decode(message)),
       drain: (ws) => behavior.drain?.(wrap(ws)),
       close: (ws, code) => {
-        // Closed by uWebSockets.js itself (1006) with more buffered than allowed: a slow subscriber dropped.
-        if (behavior.closeOnBackpressureLimit && code === 1006 && ws.getBufferedAmount() >= behavior.maxBackpressure) liveBackpressureClosed();
+        // 1006: no close frame. uWebSockets.js closes a subscriber past its backpressure limit so,
+        // and tells it apart from a client that vanished by nothing (not even the buffered amount).
+        if (code === 1006) liveAbnormalClose();
         behavior.close?.(wrap(ws));
         sockets.delete(ws);
       },

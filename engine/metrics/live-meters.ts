@@ -1,6 +1,6 @@
 /**
  * Live-channel families: websocket connections, subscriptions by kind (page, user), events
- * published and delivered, subscribers closed for backpressure, and presence: pages with a
+ * published and delivered, connections closed without a close frame (backpressure), and presence: pages with a
  * reader connected and signed-in users connected (distinct, not per page or per user).
  */
 import { CountFamily } from './families.js';
@@ -11,7 +11,13 @@ const opened = register(new CountFamily('counter', `${PREFIX}live_connections_op
 const subscriptions = register(new CountFamily('gauge', `${PREFIX}live_subscriptions`, 'Topic subscriptions of open connections, by kind (page, user).', ['kind']));
 const published = register(new CountFamily('counter', `${PREFIX}live_events_published_total`, 'Live events handed to the websocket server, by topic kind (page, user); remote: relayed from another node.', ['kind', 'origin']));
 const delivered = register(new CountFamily('counter', `${PREFIX}live_event_deliveries_total`, 'Live event copies sent to subscribed sockets (one per subscriber of the topic).'));
-const backpressure = register(new CountFamily('counter', `${PREFIX}live_backpressure_closes_total`, 'Subscribers closed because their send buffer passed the backpressure limit (they reconnect and catch up).'));
+const backpressure = register(
+  new CountFamily(
+    'counter',
+    `${PREFIX}live_abnormal_closes_total`,
+    'Connections closed without a close frame (1006): subscribers dropped because their send buffer passed the backpressure limit (they reconnect and catch up), and clients that vanished.',
+  ),
+);
 const presence = register(new CountFamily('gauge', `${PREFIX}live_presence`, 'Distinct pages with a reader connected (page) and distinct signed-in users connected (user).', ['kind']));
 
 const CONNECTIONS = connections.child();
@@ -68,7 +74,7 @@ export function livePublished(kind: 'page' | 'user', remote: boolean, subscriber
   DELIVERED.n += subscribers;
 }
 
-/** A subscriber was closed for backpressure. */
-export function liveBackpressureClosed(): void {
+/** A connection closed without a close frame: dropped for backpressure, or the client vanished. */
+export function liveAbnormalClose(): void {
   BACKPRESSURE.n++;
 }

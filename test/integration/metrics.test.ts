@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { HTTP_FAMILIES } from '../../engine/metrics/http-meters.js';
@@ -88,6 +89,11 @@ for (const storage of storages()) {
       reader.socket.close();
       await reader.closed;
       await eventually(async () => (await scrape()).value('comments_live_connections') === before.value('comments_live_connections'), 10_000);
+      // A client gone without a close frame (as one dropped for backpressure is) counts as an abnormal close.
+      const abnormal = (await scrape()).value('comments_live_abnormal_closes_total');
+      const vanishing = await subscribe(t, tenantId, '/live-metrics');
+      (vanishing.socket as unknown as { _socket: Socket })._socket.destroy();
+      await eventually(async () => (await scrape()).value('comments_live_abnormal_closes_total') === abnormal + 1, 10_000);
     });
 
     test('emails queued, retried, sent and given up are counted', async () => {
