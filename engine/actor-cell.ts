@@ -6,7 +6,6 @@ import { ApiError } from './errors.js';
 import { toApiError } from './storage-errors.js';
 import { log } from './log.js';
 import { kindMeter, type KindMeter } from './metrics/actor-meters.js';
-import { metricsState } from './metrics/registry.js';
 
 /**
  * Drops writes made obsolete by a later `put` of the same document in the same batch: a hot
@@ -307,7 +306,7 @@ export class ActorCell {
     let result: unknown;
     let error: unknown;
     let failed = false;
-    const started = metricsState.on ? performance.now() : 0;
+    const started = this.meter.start();
     try {
       const handler = (this.#actor!.handlers as Record<string, ((payload: unknown) => unknown) | undefined>)[env.type];
       if (typeof handler !== 'function') throw new ApiError('internal-error', `${this.#kindName} has no handler for ${env.type}`);

@@ -4,20 +4,40 @@
  * active and the deepest mailbox of each kind.
  */
 import { Count, CountFamily, LATENCY_BUCKETS, Timing, TimingFamily } from './families.js';
-import { addSource, PREFIX, register } from './registry.js';
+import { addSource, metricsState, PREFIX, register, TIMING_SAMPLE } from './registry.js';
 
 const activations = register(new CountFamily('counter', `${PREFIX}actor_activations_total`, 'Actors activated (state loaded), by kind.', ['kind'], 200));
 const passivations = register(new CountFamily('counter', `${PREFIX}actor_passivations_total`, 'Actors passivated (idle, writes durable, dropped from memory), by kind.', ['kind'], 200));
-const handlerSeconds = register(new TimingFamily(`${PREFIX}actor_handler_duration_seconds`, 'Time an actor takes to handle one message (awaits included, the commit excluded), by kind.', LATENCY_BUCKETS, ['kind'], 200));
+const handlerSeconds = register(
+  new TimingFamily(
+    `${PREFIX}actor_handler_duration_seconds`,
+    `Time an actor takes to handle one message (awaits included, the commit excluded), by kind; one message in ${TIMING_SAMPLE} per kind is timed.`,
+    LATENCY_BUCKETS,
+    ['kind'],
+    200,
+  ),
+);
 const askTimeouts = register(new CountFamily('counter', `${PREFIX}actor_ask_timeouts_total`, 'Asks that got no reply in time (503 timeout).'));
 const active = register(new CountFamily('gauge', `${PREFIX}actors_active`, 'Actors in memory now, by kind.', ['kind'], 200));
 const deepest = register(new CountFamily('gauge', `${PREFIX}actor_mailbox_depth_max`, 'The deepest mailbox of each kind now (messages waiting).', ['kind'], 200));
 
 /** The children of one actor kind, resolved once per cell. */
-export interface KindMeter {
+export class KindMeter {
   readonly activations: Count;
   readonly passivations: Count;
   readonly handler: Timing;
+  #tick = 0;
+
+  constructor(kind: string) {
+    this.activations = activations.child(kind);
+    this.passivations = passivations.child(kind);
+    this.handler = handlerSeconds.child(kind);
+  }
+
+  /** A start mark for timing a message: the clock for a sampled one when metrics are on, else 0. */
+  start(): number {
+    return metricsState.on && ++this.#tick % TIMING_SAMPLE === 0 ? performance.now() : 0;
+  }
 }
 
 const kinds = new Map<string, KindMeter>();
@@ -26,7 +46,7 @@ const kinds = new Map<string, KindMeter>();
 export function kindMeter(kind: string): KindMeter {
   let meter = kinds.get(kind);
   if (meter === undefined) {
-    meter = { activations: activations.child(kind), passivations: passivations.child(kind), handler: handlerSeconds.child(kind) };
+    meter = new KindMeter(kind);
     kinds.set(kind, meter);
   }
   return meter;

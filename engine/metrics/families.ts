@@ -127,7 +127,10 @@ export class CountFamily extends Family<Count> {
   get(): MetricData {
     this.collect?.();
     const values: Sample[] = [];
-    for (const { labels, child } of this.entries()) values.push({ labels, value: child.n });
+    // Counters never counted are left out (children are made ahead of use, for every route):
+    // a scrape then costs what was used, not the size of the route table.
+    const skipZero = this.type === 'counter';
+    for (const { labels, child } of this.entries()) if (!skipZero || child.n !== 0) values.push({ labels, value: child.n });
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 
@@ -155,6 +158,7 @@ export class TimingFamily extends Family<Timing> {
     const values: Sample[] = [];
     const bucket = `${this.name}_bucket`;
     for (const { labels, child } of this.entries()) {
+      if (child.count === 0) continue;
       let cumulative = 0;
       for (let i = 0; i < this.bounds.length; i++) {
         cumulative += child.counts[i]!;

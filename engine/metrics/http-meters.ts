@@ -5,10 +5,17 @@
  * route matches count under the pattern `unmatched`.
  */
 import { Count, CountFamily, LATENCY_BUCKETS, Timing, TimingFamily } from './families.js';
-import { metricsState, PREFIX, register } from './registry.js';
+import { metricsState, PREFIX, register, TIMING_SAMPLE } from './registry.js';
 
 const requests = register(new CountFamily('counter', `${PREFIX}http_requests_total`, 'HTTP requests answered, by route pattern, method and status class.', ['route', 'method', 'status_class']));
-const latency = register(new TimingFamily(`${PREFIX}http_request_duration_seconds`, 'Time from a request read to its answer written, by route pattern and method.', LATENCY_BUCKETS, ['route', 'method']));
+const latency = register(
+  new TimingFamily(
+    `${PREFIX}http_request_duration_seconds`,
+    `Time from a request read to its answer written, by route pattern and method; one request in ${TIMING_SAMPLE} per route is timed (counts: ${PREFIX}http_requests_total).`,
+    LATENCY_BUCKETS,
+    ['route', 'method'],
+  ),
+);
 const requestBytes = register(new CountFamily('counter', `${PREFIX}http_request_body_bytes_total`, 'Request body bytes received, by route pattern.', ['route']));
 const responseBytes = register(new CountFamily('counter', `${PREFIX}http_response_body_bytes_total`, 'Response body size sent, by route pattern (bytes of binary bodies, characters of text ones).', ['route']));
 const refusals = register(new CountFamily('counter', `${PREFIX}http_refusals_total`, 'Refused requests and websocket upgrades, by error code (the error catalog).', ['code']));
@@ -46,6 +53,7 @@ export class RouteMeter {
   readonly #latency: Timing;
   readonly #requestBytes: Count;
   readonly #responseBytes: Count;
+  #tick = 0;
 
   constructor(method: string, pattern: string) {
     this.#byClass = CLASSES.map((c) => requests.child(pattern, method, c));
@@ -54,9 +62,9 @@ export class RouteMeter {
     this.#responseBytes = responseBytes.child(pattern);
   }
 
-  /** A start mark for `end`: the clock when metrics are on, else 0 (and nothing is timed). */
+  /** A start mark for `end`: the clock for a sampled request when metrics are on, else 0 (not timed). */
   start(): number {
-    return metricsState.on ? performance.now() : 0;
+    return metricsState.on && ++this.#tick % TIMING_SAMPLE === 0 ? performance.now() : 0;
   }
 
   /** Counts an answered request; `tenantId` when it was authenticated. */

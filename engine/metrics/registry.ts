@@ -14,6 +14,13 @@ export const registry = new Registry();
 /** Whether timings are taken (set once by `enableMetrics`). Read on hot paths: a plain field. */
 export const metricsState = { on: false };
 
+/**
+ * One request in this many per route, and one message in this many per actor kind, is timed:
+ * a clock read costs about as much as the rest of counting a request, and a histogram of a
+ * steady sample shows the same distribution. Counts of requests and messages stay exact.
+ */
+export const TIMING_SAMPLE = 8;
+
 /** Prefix of every family of this server. */
 export const PREFIX = 'comments_';
 
