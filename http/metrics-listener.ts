@@ -6,6 +6,7 @@
  *   that probe a port the public never reaches.
  */
 import { log } from '../engine/log.js';
+import { setReady } from '../engine/metrics/readiness-meter.js';
 import { scrape } from '../engine/metrics/registry.js';
 import { readinessResult } from './readiness-answer.js';
 import type { Readiness } from './readiness.js';
@@ -22,6 +23,7 @@ const NOT_FOUND: Reply = { status: 404, body: 'Not found: this port serves /metr
 
 async function answer(path: string, readiness: Readiness): Promise<Reply> {
   if (path === '/metrics') {
+    setReady((await readiness.check()).ready);
     const { contentType, text } = await scrape();
     return { status: 200, body: text, contentType };
   }

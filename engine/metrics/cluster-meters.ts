@@ -12,6 +12,7 @@ const losses = register(new CountFamily('counter', `${PREFIX}cluster_lease_losse
 const forwarded = register(new CountFamily('counter', `${PREFIX}cluster_forwarded_asks_total`, 'Asks sent to the node owning the shard, by outcome (ok; error: the actor refused; moved: the shard had moved, sent again; unreachable).', ['outcome']));
 const forwardSeconds = register(new TimingFamily(`${PREFIX}cluster_forwarded_ask_duration_seconds`, 'Time a forwarded ask took, request to reply.', WORK_BUCKETS));
 
+/** Lease renewals that succeeded. */
 export const RENEWALS = renewals.child();
 const FORWARD = { ok: forwarded.child('ok'), error: forwarded.child('error'), moved: forwarded.child('moved'), unreachable: forwarded.child('unreachable') };
 const FORWARD_SECONDS = forwardSeconds.child();

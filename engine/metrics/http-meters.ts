@@ -34,6 +34,7 @@ export const MAX_METRICS_TENANTS = 50;
 
 /** Names the tenants whose authenticated requests get their own series (opt-in, bounded). */
 export function watchTenants(ids: readonly string[]): void {
+  tenants.clear();
   for (const id of ids.slice(0, MAX_METRICS_TENANTS)) {
     if (!tenants.has(id)) tenants.set(id, CLASSES.map((c) => tenantRequests.child(id, c)));
   }

@@ -31,11 +31,12 @@ export function register<F extends CountFamily | TimingFamily>(family: F): F {
   return family;
 }
 
-/**
- * Called at every scrape before families are read: the running servers' gauges of live objects
- * (active actors, connections, owned shards) are set by these. Returns its removal.
- */
 const sources = new Set<() => void>();
+
+/**
+ * Adds a function called at every scrape before families are read: gauges of live objects
+ * (active actors, owned shards) are set by these. Returns its removal.
+ */
 export function addSource(source: () => void): () => void {
   sources.add(source);
   return () => sources.delete(source);

@@ -9,6 +9,7 @@ import { type Scrape, scrapeMetrics } from '../fixtures/metrics.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { type Received, SmtpSink } from '../fixtures/smtp-sink.js';
 import { subscribe } from '../unit/live/fixtures.js';
+import { WebhookReceiver } from '../fixtures/webhook-receiver.js';
 
 const REQUESTS = 'comments_http_requests_total';
 
@@ -21,7 +22,7 @@ for (const storage of storages()) {
 
     before(async () => {
       sink = await SmtpSink.start();
-      t = await startTestServer(storage, { metricsPort: 0, smtpUrl: sink.url, emailRetryMs: 50 });
+      t = await startTestServer(storage, { metricsPort: 0, smtpUrl: sink.url, emailRetryMs: 50, webhookAllowPrivate: true, webhookRetryMs: 50, webhookMaxAttempts: 2 });
       port = t.server.metricsPort!;
     });
     after(async () => {
@@ -158,6 +159,31 @@ for (const storage of storages()) {
       assert.ok(family.size <= family.maxChildren + 1);
     });
 
+    test('webhook deliveries queued, retried, sent and given up are counted', async () => {
+      const events = (s: Scrape) => Object.fromEntries(['queued', 'sent', 'retried', 'given_up'].map((e) => [e, s.value('comments_webhook_deliveries_total', { event: e })]));
+      let flakyCalls = 0;
+      const receiver = await WebhookReceiver.start((hook) => (hook.path === '/flaky' && ++flakyCalls > 1 ? 200 : 500));
+      try {
+        const before = events(await scrape());
+        for (const path of ['/flaky', '/broken']) {
+          const res = await t.api('POST', '/api/v1/webhooks', { body: { url: receiver.url(path), event: 'comment-created' } });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+        }
+        const posted = await t.api('POST', '/api/v1/comments', { body: { commenterName: 'Eve', comment: 'Hook me', url: 'https://example.com/hooks', urlId: 'hooks', locale: 'en_us' } });
+        assert.equal(posted.status, 200);
+        // /flaky: fails once, then is delivered; /broken: fails twice (WEBHOOK_MAX_ATTEMPTS 2) and is given up.
+        await eventually(async () => {
+          const now = events(await scrape());
+          return now['sent']! - before['sent']! === 1 && now['given_up']! - before['given_up']! === 1;
+        }, 30_000);
+        const after = events(await scrape());
+        assert.equal(after['queued']! - before['queued']!, 2);
+        assert.equal(after['retried']! - before['retried']!, 2);
+      } finally {
+        await receiver.close();
+      }
+    });
+
     test('readiness: ready while serving, not ready once draining, on both ports', async () => {
       const ready = await fetch(`${t.url}/readyz`);
       assert.equal(ready.status, 200);
@@ -166,8 +192,10 @@ for (const storage of storages()) {
       assert.equal(body.checks['storageReachable'], true);
       assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
       assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+      assert.equal((await scrape()).value('comments_ready'), 1);
       const readiness = t.server.services.readiness!;
       readiness.drain();
+      assert.equal((await scrape()).value('comments_ready'), 0);
       for (const url of [`${t.url}/readyz`, `http://127.0.0.1:${port}/readyz`]) {
         const res = await fetch(url);
         assert.equal(res.status, 503, url);
