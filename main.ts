@@ -34,6 +34,7 @@ if (server.demo) {
 }
 const node = server.nodeId === undefined ? '' : `, cluster ${config.clusterName} node ${server.nodeId}`;
 process.stdout.write(`Listening on ${base} (storage: ${server.services.store.kind}${node})\n`);
+if (server.metricsPort !== undefined) process.stdout.write(`Metrics on http://${config.metricsHost}:${server.metricsPort}/metrics\n`);
 log.info('listening', { host: config.host, port: server.port, storage: server.services.store.kind, nodeId: server.nodeId });
 
 let signalled = false;

@@ -12,6 +12,7 @@
  * and is refused with `memory-limit`, so a render that merely shared a host with it still
  * gets its answer.
  */
+import { TEMPLATE_POOL } from '../engine/metrics/work-meters.js';
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ApiError } from '../engine/errors.js';
@@ -125,8 +126,21 @@ export class RenderPool {
   #submit(task: HostTask): Promise<HostAnswer> {
     if (this.#closed) return Promise.reject(new ApiError('shutting-down'));
     if (this.#pending.size >= this.#maxInFlight) return Promise.reject(new ApiError('overloaded', 'Too many template renders are under way; retry shortly.'));
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     return new Promise<HostAnswer>((settle, reject) => {
-      const pending: Pending = { id: this.#nextId++, task, settle, reject };
+      const pending: Pending = {
+        id: this.#nextId++,
+        task,
+        settle: (answer) => {
+          TEMPLATE_POOL.ran(seconds(), answer.outcome?.ok === false ? 'does-not-render' : answer.error !== undefined ? 'error' : 'ok');
+          settle(answer);
+        },
+        reject: (err) => {
+          TEMPLATE_POOL.ran(seconds(), 'error');
+          reject(err);
+        },
+      };
       this.#pending.set(pending.id, pending);
       this.#send(pending);
     });

@@ -5,6 +5,7 @@ import type { EventBus } from './event-bus.js';
 import { ApiError } from './errors.js';
 import { toApiError } from './storage-errors.js';
 import { log } from './log.js';
+import { kindMeter, type KindMeter } from './metrics/actor-meters.js';
 
 /**
  * Drops writes made obsolete by a later `put` of the same document in the same batch: a hot
@@ -120,6 +121,8 @@ export class ActorCell {
   readonly fence: Fence | undefined;
   /** Cluster mode: set once the shard left this node; the cell then takes no more messages. */
   evicted = false;
+  /** The metrics of its kind. */
+  readonly meter: KindMeter;
 
   constructor(key: string, id: string, kindName: string, create: ActorFactory<Protocol>, host: CellHost, fence?: Fence) {
     this.key = key;
@@ -128,6 +131,12 @@ export class ActorCell {
     this.#create = create;
     this.#host = host;
     this.fence = fence;
+    this.meter = kindMeter(kindName);
+  }
+
+  /** Messages waiting in the mailbox. */
+  get mailboxDepth(): number {
+    return this.#queue.length - this.#head;
   }
 
   get kindName(): string {
@@ -257,6 +266,7 @@ export class ActorCell {
     this.#actor = actor;
     this.#stale = false;
     this.#host.stats.activations++;
+    this.meter.activations.n++;
     this.#host.onActivate?.(this);
   }
 
@@ -296,6 +306,7 @@ export class ActorCell {
     let result: unknown;
     let error: unknown;
     let failed = false;
+    const started = this.meter.start();
     try {
       const handler = (this.#actor!.handlers as Record<string, ((payload: unknown) => unknown) | undefined>)[env.type];
       if (typeof handler !== 'function') throw new ApiError('internal-error', `${this.#kindName} has no handler for ${env.type}`);
@@ -305,6 +316,7 @@ export class ActorCell {
       failed = true;
       error = err;
     }
+    if (started !== 0) this.meter.handler.observe((performance.now() - started) / 1000);
     // Read back what the handler published (narrowing cannot see writes made through the activation).
     const events = this.#msgEvents as [string, unknown][] | undefined;
     const views = this.#msgViews as ViewChange[] | undefined;

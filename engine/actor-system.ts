@@ -6,6 +6,7 @@ import { ApiError } from './errors.js';
 import { Deadlines, type Expiring } from './deadlines.js';
 import { EventBus } from './event-bus.js';
 import { log } from './log.js';
+import { ASK_TIMEOUTS } from './metrics/actor-meters.js';
 
 export interface ActorSystemOptions {
   store: Store;
@@ -93,6 +94,7 @@ class PendingAsk implements Envelope, Expiring {
   expire(): void {
     if (this.settled) return;
     this.settled = true;
+    ASK_TIMEOUTS.n++;
     this.#reject(
       this.started ? new ApiError('timeout') : new ApiError('timeout', 'The request timed out before it was processed; nothing was changed.'),
     );
@@ -150,6 +152,7 @@ export class ActorSystem {
           system.#cells.delete(cell.key);
           cell.stop();
           system.stats.passivations++;
+          cell.meter.passivations.n++;
         }
       },
     };
@@ -172,6 +175,19 @@ export class ActorSystem {
   /** Actors in memory now. */
   get activeCount(): number {
     return this.#cells.size;
+  }
+
+  /** Per kind: actors in memory and the deepest mailbox (for metrics, read at scrape). */
+  census(): [kind: string, active: number, deepestMailbox: number][] {
+    const byKind = new Map<string, [string, number, number]>();
+    for (const cell of this.#cells.values()) {
+      let entry = byKind.get(cell.kindName);
+      if (entry === undefined) byKind.set(cell.kindName, (entry = [cell.kindName, 0, 0]));
+      entry[1]++;
+      const depth = cell.mailboxDepth;
+      if (depth > entry[2]) entry[2] = depth;
+    }
+    return [...byKind.values()];
   }
 
   /**

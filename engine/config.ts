@@ -31,6 +31,7 @@ const bool: Parse<boolean> = (raw, name) => {
   throw new Error(`${name} must be true or false, got "${raw}"`);
 };
 const optionalStr: Parse<string | undefined> = (raw) => (raw === '' ? undefined : raw);
+const optionalInt: Parse<number | undefined> = (raw, name) => (raw === '' ? undefined : int(raw, name));
 
 function setting<T>(env: string, flag: string, def: T, parse: Parse<T>, doc: string): Setting<T> {
   return { env, flag, default: def, parse, doc };
@@ -90,6 +91,9 @@ export const SETTINGS = {
   backupDir: setting<string | undefined>('BACKUP_DIR', '--backup-dir', undefined, optionalStr, 'Scheduled backups of the LMDB database into this directory (one `backup-<time>` directory each); unset: none.'),
   backupKeep: setting('BACKUP_KEEP', '--backup-keep', 10, positive, 'Scheduled backups kept; older ones are removed.'),
   backupIntervalMs: setting('BACKUP_INTERVAL_MS', '--backup-interval-ms', 86_400_000, positive, 'Time between scheduled backups (the first one an interval after start).'),
+  metricsPort: setting<number | undefined>('METRICS_PORT', '--metrics-port', undefined, optionalInt, 'Serve Prometheus metrics (`/metrics`, also `/readyz`, `/healthz`) on this port, a listener of its own; unset: no metrics. Never on the public port.'),
+  metricsHost: setting('METRICS_HOST', '--metrics-host', '127.0.0.1', str, 'Address the metrics listener binds (loopback unless set).'),
+  metricsTenants: setting<string | undefined>('METRICS_TENANTS', '--metrics-tenants', undefined, optionalStr, 'Comma-separated tenant ids whose API requests get series of their own (at most 50); no other metric has a tenant label.'),
 } as const;
 
 type Settings = typeof SETTINGS;

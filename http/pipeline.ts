@@ -13,8 +13,9 @@ import { errorReply, successReply } from './respond.js';
 import { type AnyRoute, type Method, type RouteRequest, type Schema, StreamedJson } from './route.js';
 import { Router } from './router.js';
 import type { AppServices } from './services.js';
-import type { IncomingRequest, RequestHandler, Responder } from './uws.js';
+import type { IncomingRequest, Reply, RequestHandler, Responder } from './uws.js';
 import { compile, type Check } from './validation.js';
+import { routeMeter, UNMATCHED, type RouteMeter } from '../engine/metrics/http-meters.js';
 
 interface CompiledRoute {
   readonly spec: AnyRoute;
@@ -26,6 +27,8 @@ interface CompiledRoute {
   readonly checkQuery: Check;
   readonly checkParams: Check | undefined;
   readonly checkBody: Check | undefined;
+  /** Its metrics children, resolved once. */
+  readonly meter: RouteMeter;
 }
 
 type Headers = [string, string][];
@@ -47,6 +50,7 @@ function compileRoute(spec: AnyRoute): CompiledRoute {
     checkQuery: compile('query', withCredentials, spec.missingCodes),
     checkParams: spec.params ? compile('path', spec.params, spec.missingCodes) : undefined,
     checkBody: spec.body ? compile('body', spec.body, spec.missingCodes) : undefined,
+    meter: routeMeter(spec.method, spec.path),
   };
 }
 
@@ -192,6 +196,7 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     const headers: Headers = [];
     let auth: AuthInfo | undefined;
     let charge: CallCharge | undefined;
+    const started = route.meter.start();
     inFlight++;
     try {
       if (spec.cors === 'anyone') headers.push(ANYONE);
@@ -236,13 +241,18 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
       }
       if (stream !== undefined) {
         await streamAnswer(res, headers, first!, stream);
+        route.meter.end(started, 200, '', req.body, auth?.tenantId);
         return;
       }
-      res.send(successReply(result, headers, spec.answers));
+      const reply = successReply(result, headers, spec.answers);
+      res.send(reply);
+      route.meter.end(started, reply.status, reply.body, req.body, auth?.tenantId);
     } catch (err) {
       const challenge = spec.access === 'tenant' ? bearerChallenge(err, req.method) : undefined;
       if (challenge !== undefined) headers.push(['www-authenticate', challenge]);
-      res.send(errorReply(err, headers, spec.answers));
+      const reply = errorReply(err, headers, spec.answers);
+      res.send(reply);
+      route.meter.end(started, reply.status, reply.body, req.body, auth?.tenantId);
       if (charge !== undefined) await charge.failed();
       else if (auth !== undefined) app.charges.add(auth.tenantId, 0, { apiErrorCount: 1 }, clock.now(), false);
     } finally {
@@ -250,46 +260,58 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
     }
   }
 
+  /** Answers a request that reached no handler, counted under `meter`. */
+  const answer = (req: IncomingRequest, res: Responder, reply: Reply, meter: RouteMeter, started: number) => {
+    res.send(reply);
+    meter.end(started, reply.status, reply.body, req.body);
+  };
+
   const handle: RequestHandler = (req, res) => {
     let match;
     try {
       match = router.match(req.method, req.path);
     } catch (err) {
-      res.send(errorReply(err));
+      answer(req, res, errorReply(err), UNMATCHED, UNMATCHED.start());
       return;
     }
     if (match === undefined) {
-      res.send(errorReply(new ApiError('route-not-found', `No route for ${req.method} ${req.path}.`)));
+      answer(req, res, errorReply(new ApiError('route-not-found', `No route for ${req.method} ${req.path}.`)), UNMATCHED, UNMATCHED.start());
       return;
     }
     if ('allowed' in match) {
+      // Preflights and wrong methods count under the path's pattern, with their own method.
+      const meter = routeMeter(req.method, match.routes[0]!.spec.path);
+      const started = meter.start();
       if (req.method === 'OPTIONS' && match.routes.some((r) => r.spec.cors === 'anyone')) {
-        res.send({ status: 204, body: '', headers: [ANYONE, ...preflightHeaders(req, match.allowed)] });
+        answer(req, res, { status: 204, body: '', headers: [ANYONE, ...preflightHeaders(req, match.allowed)] }, meter, started);
         return;
       }
       const widgetPath = match.routes.some((r) => r.spec.access === 'public');
       if (req.method === 'OPTIONS' && widgetPath) {
-        void preflight(req, res, match.params, match.allowed);
+        void preflight(req, res, match.params, match.allowed).then((reply) => meter.end(started, reply.status, reply.body, req.body));
         return;
       }
       const allow = match.allowed.join(', ');
-      res.send(errorReply(new ApiError('method-not-allowed', `${req.method} is not accepted here; use ${allow}.`), [['allow', allow]]));
+      answer(req, res, errorReply(new ApiError('method-not-allowed', `${req.method} is not accepted here; use ${allow}.`), [['allow', allow]]), meter, started);
       return;
     }
     void run(match.value, req, match.params, res);
   };
 
   /** A browser's CORS preflight of a widget route: admitted sites get the methods and headers. */
-  async function preflight(req: IncomingRequest, res: Responder, params: Record<string, string>, allowed: readonly string[]): Promise<void> {
+  async function preflight(req: IncomingRequest, res: Responder, params: Record<string, string>, allowed: readonly string[]): Promise<Reply> {
     const headers: Headers = [];
+    let reply: Reply;
     try {
       const admitted = admitPublic(app, req, params, headers);
       if (admitted instanceof Promise) await admitted;
       headers.push(...preflightHeaders(req, allowed));
-      res.send({ status: 204, body: '', headers });
+      reply = { status: 204, body: '', headers };
     } catch (err) {
-      res.send(errorReply(err, headers));
+      reply = errorReply(err, headers);
     }
+    res.send(reply);
+    return reply;
   }
 
   async function settle(timeoutMs: number): Promise<boolean> {

@@ -2,6 +2,7 @@
 import { ApiError } from '../engine/errors.js';
 import { toApiError } from '../engine/storage-errors.js';
 import { log } from '../engine/log.js';
+import { countRefusal } from '../engine/metrics/http-meters.js';
 import { html, htmlPage } from './html.js';
 import { CustomReply, type Dialect, RawJson, type RouteResult } from './route.js';
 import type { Reply } from './uws.js';
@@ -25,6 +26,7 @@ export function successReply(result: RouteResult, headers?: Headers, dialect: Di
 export function errorReply(err: unknown, headers?: Headers, dialect: Dialect = 'api'): Reply {
   const error = err instanceof ApiError ? err : toApiError(err);
   if (!(err instanceof ApiError)) log.error('unhandled-error', { err });
+  countRefusal(error.code);
   const retryAfter = error.extra?.['retryAfter'];
   if (typeof retryAfter === 'number') headers = [...(headers ?? []), ['retry-after', String(retryAfter)]];
   if (dialect === 'page') return successReply(errorPage(error), headers);

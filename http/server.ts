@@ -31,9 +31,19 @@ import { publicLimits } from './rate-limit.js';
 import { ROUTES } from './routes/index.js';
 import type { AppServices } from './services.js';
 import { assertNativeUws, HttpServer } from './uws.js';
+import { meterAggregations } from '../aggregate/metrics.js';
+import { watchActors } from '../engine/metrics/actor-meters.js';
+import { watchCluster } from '../engine/metrics/cluster-meters.js';
+import { watchTenants } from '../engine/metrics/http-meters.js';
+import { enableMetrics } from '../engine/metrics/registry.js';
+import { meterStore } from '../engine/metrics/storage-meters.js';
+import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
+import { Readiness } from './readiness.js';
 
 export interface RunningServer {
   readonly port: number;
+  /** The metrics listener's port, when `METRICS_PORT` is set. */
+  readonly metricsPort: number | undefined;
   /** Cluster mode: this node's id. */
   readonly nodeId: string | undefined;
   readonly services: AppServices;
@@ -92,6 +102,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       COLLECTIONS,
     );
   await openStore(store);
+  const metered = config.metricsPort !== undefined;
+  if (metered) {
+    enableMetrics();
+    meterStore(store);
+    watchTenants((config.metricsTenants ?? '').split(',').map((id) => id.trim()).filter((id) => id !== ''));
+  }
 
   const bus = new EventBus();
   const system = new ActorSystem({
@@ -135,13 +151,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const charges = new ChargeBatcher(system);
   const aggregator = aggregatorFor(config, store.kind);
   const audits = new AuditBatcher(system);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email, audits };
+  const readiness = new Readiness(store, cluster?.status);
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email, audits, readiness };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
+  const unwatch: (() => void)[] = [];
+  let metrics: MetricsListener | undefined;
+  if (metered) {
+    unwatch.push(watchActors(() => system.census()), meterAggregations(aggregator));
+    if (cluster !== undefined) unwatch.push(watchCluster(cluster.status));
+    metrics = await startMetricsListener(config.metricsHost, config.metricsPort!, readiness);
+  }
   email.start(port, secret);
   notify.start();
   webhooks.start();
@@ -154,6 +178,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      // Not ready from now on: probes on open connections and on the metrics listener say so.
+      readiness.drain();
       http.stopListening();
       // Requests under way finish, and their charges reach the ledger, before it closes.
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
@@ -175,6 +201,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await cluster?.close();
       await writer?.release();
       await store.close();
+      metrics?.close();
+      for (const remove of unwatch) remove();
     })());
-  return { port, nodeId: cluster?.nodeId, services, demo, stop, resumed };
+  return { port, metricsPort: metrics?.port, nodeId: cluster?.nodeId, services, demo, stop, resumed };
 }

@@ -9,6 +9,7 @@ import type { Config } from '../engine/config.js';
 import type { EventBus } from '../engine/event-bus.js';
 import type { Store } from '../storage/store.js';
 import type { EmailServices } from '../email/index.js';
+import type { Readiness } from './readiness.js';
 
 /** What route handlers may use. Data an actor owns is reached through `system`, never `store`. */
 export interface AppServices {
@@ -29,4 +30,6 @@ export interface AppServices {
   readonly email: EmailServices;
   /** Gathers the audit entries of reads into one audit-log message per tenant per batch. */
   readonly audits: AuditBatcher;
+  /** Whether this process should take traffic (`GET /readyz`). */
+  readonly readiness?: Readiness;
 }

@@ -10,6 +10,8 @@
 import { STATUS_CODES } from 'node:http';
 import uWS from 'uWebSockets.js';
 import { forwardedClient, normalizeAddress } from './client-address.js';
+import { countRefusal } from '../engine/metrics/http-meters.js';
+import { liveAbnormalClose } from '../engine/metrics/live-meters.js';
 
 /** A request, fully copied out of uWebSockets.js. */
 export interface IncomingRequest {
@@ -140,8 +142,12 @@ export const REQUEST_LIMITS = {
   maxHeaderBytes: 16_384,
 } as const;
 
+/** The wrapper's own refusals, with their catalog codes (for the refusal counts). */
+const CODES = new WeakMap<Reply, string>();
 function refusal(status: number, code: string, reason: string): Reply {
-  return { status, body: JSON.stringify({ status: 'failed', code, reason }) };
+  const reply = { status, body: JSON.stringify({ status: 'failed', code, reason }) };
+  CODES.set(reply, code);
+  return reply;
 }
 const URI_TOO_LONG = refusal(414, 'uri-too-long', `The request URL is longer than ${REQUEST_LIMITS.maxUrlLength} characters.`);
 const HEADERS_TOO_LARGE = refusal(431, 'headers-too-large', `The request headers are larger than ${REQUEST_LIMITS.maxHeaderBytes} characters.`);
@@ -298,7 +304,8 @@ class Exchange implements IncomingRequest, Responder {
   }
 
   /** Answers from inside a uWebSockets.js callback and closes the connection (the body is left unread). */
-  refuse(reply: Reply): void {
+  refuse(reply: Reply, code: string): void {
+    countRefusal(code);
     this.done = true;
     this.#res.cork(() => writeReply(this.#res, reply, true));
   }
@@ -375,7 +382,7 @@ export class HttpServer {
         });
         const refused = malformed(exchange);
         if (refused !== undefined) {
-          exchange.refuse(refused);
+          exchange.refuse(refused, CODES.get(refused)!);
           return;
         }
         const key = req.getHeader('sec-websocket-key');
@@ -397,7 +404,10 @@ export class HttpServer {
       open: (ws) => behavior.open?.(wrap(ws)),
       message: (ws, message) => behavior.message?.(wrap(ws), decoder.decode(message)),
       drain: (ws) => behavior.drain?.(wrap(ws)),
-      close: (ws) => {
+      close: (ws, code) => {
+        // 1006: no close frame. uWebSockets.js closes a subscriber past its backpressure limit so,
+        // and tells it apart from a client that vanished by nothing (not even the buffered amount).
+        if (code === 1006) liveAbnormalClose();
         behavior.close?.(wrap(ws));
         sockets.delete(ws);
       },
@@ -454,7 +464,7 @@ export class HttpServer {
     res.onAborted(() => exchange.abort());
     const refused = malformed(exchange);
     if (refused !== undefined) {
-      exchange.refuse(refused);
+      exchange.refuse(refused, CODES.get(refused)!);
       return;
     }
     if (method === 'GET' || method === 'HEAD') {
@@ -465,7 +475,7 @@ export class HttpServer {
     const declared = exchange.headers['content-length'] ?? '';
     const length = declared === '' ? -1 : Number(declared);
     if (length > this.#options.maxBodyBytes) {
-      exchange.refuse({ status: 413, body: TOO_LARGE });
+      exchange.refuse({ status: 413, body: TOO_LARGE }, 'body-too-large');
       return;
     }
     exchange.inCallback = false;
@@ -483,7 +493,7 @@ export class HttpServer {
       }
       const bytes = new Uint8Array(chunk);
       if (size + bytes.byteLength > limit) {
-        exchange.refuse({ status: 413, body: TOO_LARGE });
+        exchange.refuse({ status: 413, body: TOO_LARGE }, 'body-too-large');
         return;
       }
       // The chunk is neutered when this callback returns, so its bytes are copied now.

@@ -15,6 +15,7 @@ import {
   OUTBOX_STATES,
 } from './protocol.js';
 import { requireDefinition } from './template-model.js';
+import { countEmail } from '../../engine/metrics/work-meters.js';
 
 /** The outbox (findable by state, for the start-up sweep) and unsubscribed addresses. */
 export const emailOutboxCollections: readonly CollectionSpec[] = [
@@ -121,6 +122,7 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
         lastError: null,
       };
       this.insert(C.outbox, doc);
+      countEmail('queued');
       this.#queued.set(id, doc);
       if (doc.dedupeKey !== null) this.#byDedupe.set(doc.dedupeKey, id);
       this.#wakeAt(now);
@@ -137,14 +139,17 @@ export class EmailOutboxActor extends Actor<EmailOutboxProtocol> {
       if (doc === undefined) return null;
       const attempts = doc.attempts + 1;
       if (result.ok) {
+        countEmail('sent');
         this.#forget(doc);
         this.remove(C.outbox, id);
       } else if (result.permanent || attempts >= this.#delivery.options.maxAttempts) {
+        countEmail('given_up');
         this.#forget(doc);
         this.put(C.outbox, { ...doc, state: OUTBOX_STATES.failed, attempts, lastError: result.error });
         this.#failed.push(id);
         while (this.#failed.length > MAX_FAILED_PER_TENANT) this.remove(C.outbox, this.#failed.shift()!);
       } else {
+        countEmail('retried');
         const next: OutboxDoc = { ...doc, attempts, lastError: result.error, nextAttemptAt: clock.now() + retryDelay(this.#delivery.options.retryMs, attempts) };
         // To the back: entries stay in the order they fall due.
         this.#queued.delete(id);

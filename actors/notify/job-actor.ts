@@ -24,6 +24,7 @@ import {
 } from './notification-doc.js';
 import { type Delivery, NotificationsKind, NotifyJobKind, type NotifyJobProtocol } from './protocol.js';
 import { type SubscriptionDoc, subscriptionEmailKind } from './subscription-doc.js';
+import { countFanoutStep } from '../../engine/metrics/work-meters.js';
 
 /** What the job actors are told by the server. */
 export interface JobOptions {
@@ -117,7 +118,9 @@ export class NotifyJobActor extends Actor<NotifyJobProtocol> {
         // The previous step's position must be durable before this one notifies anyone.
         await this.commitNow([]);
         more = await this.#step(this.#job);
+        countFanoutStep('done');
       } catch (err) {
+        countFanoutStep('retried');
         log.warn('notification-job-retry', { key: this.key, err });
         this.#verify = true;
         this.#retryLater();

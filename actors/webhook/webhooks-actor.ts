@@ -17,6 +17,7 @@ import {
 } from './protocol.js';
 import { ReceiverQueues } from './receiver-queues.js';
 import { sameSubscription, targetOf } from './webhook-model.js';
+import { countWebhook } from '../../engine/metrics/work-meters.js';
 
 /** Subscriptions by tenant; pending events by tenant and receiver in delivery order, by due time, by age. */
 export const webhookCollections: readonly CollectionSpec[] = [
@@ -144,7 +145,10 @@ export class WebhooksActor extends Actor<WebhooksProtocol> {
         if (doc.tenantId !== this.id || this.#removed.has(doc._id) || this.#queues.get(doc._id) !== undefined) continue;
         // Queued for a subscription removed meanwhile: never delivered.
         if (!this.#subs.has(doc.webhookId)) this.#forget(doc._id);
-        else this.#queues.offer(doc);
+        else {
+          this.#queues.offer(doc);
+          countWebhook('queued');
+        }
       }
       this.#pump();
       return null;
@@ -193,6 +197,7 @@ export class WebhooksActor extends Actor<WebhooksProtocol> {
   /** Applies the outcome of an attempt to a held event. */
   #record(doc: PendingWebhookEventDoc, result: DeliveryResult): void {
     if (result.outcome === 'delivered') {
+      countWebhook('sent');
       this.#forget(doc._id);
       return;
     }
@@ -207,6 +212,7 @@ export class WebhooksActor extends Actor<WebhooksProtocol> {
       state: givenUp ? PENDING_STATES.givenUp : doc.state,
     };
     this.patch(C.pending, doc._id, { attemptCount, lastError: next.lastError, nextAttemptAt: next.nextAttemptAt, state: next.state });
+    countWebhook(givenUp ? 'given_up' : 'retried');
     if (givenUp) {
       log.warn('webhook-given-up', { tenantId: this.id, id: doc._id, url: doc.url, attempts: attemptCount });
       this.#queues.remove(doc._id);

@@ -43,6 +43,8 @@ export interface LoadSpec extends LoadRequest {
   readonly tool?: 'auto' | 'wrk' | 'autocannon';
   /** The server under load: its CPU over the measured phase is reported per request (Linux). */
   readonly serverPid?: number;
+  /** autocannon only: `[<id>]` anywhere in a request (its URL too) becomes a new id per request. */
+  readonly idReplacement?: boolean;
 }
 
 /** Latency distribution in milliseconds. */
@@ -317,6 +319,7 @@ interface AutocannonOptions {
   headers?: Record<string, string>;
   body?: string;
   requests?: { method: string; path: string; headers: Record<string, string>; body?: string }[];
+  idReplacement?: boolean;
 }
 
 interface AutocannonHistogram {
@@ -357,6 +360,7 @@ async function loadWithAutocannon(spec: LoadSpec): Promise<LoadResult> {
     headers: defaults.headers,
   };
   if (defaults.body !== undefined) options.body = defaults.body;
+  if (spec.idReplacement === true) options.idReplacement = true;
   if (spec.requests !== undefined) {
     options.requests = spec.requests.map((request) => {
       const r = resolveRequest(spec, request);

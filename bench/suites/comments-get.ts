@@ -31,7 +31,7 @@ const TEXTS = [
   'Any plans for a follow-up on how this scales past a few thousand users? Would love to read it.',
 ];
 
-async function seed(server: ServerProcess, headers: Record<string, string> = server.authHeaders): Promise<void> {
+export async function seed(server: Pick<ServerProcess, 'url' | 'authHeaders'>, headers: Record<string, string> = server.authHeaders): Promise<void> {
   for (let i = 0; i < COMMENTS; i += 25) {
     await Promise.all(
       Array.from({ length: Math.min(25, COMMENTS - i) }, async (_, j) => {

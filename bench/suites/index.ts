@@ -17,6 +17,7 @@ import { webhooks } from './webhooks.js';
 import { importDisqus } from './import-disqus.js';
 import { questionAggregate } from './question-aggregate.js';
 import { feedList } from './feed-list.js';
+import { metricsOverhead } from './metrics-overhead.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead];

@@ -39,6 +39,8 @@ export interface ClusterNode {
   leave(): Promise<void>;
   /** Disconnects (after `leave`). */
   close(): Promise<void>;
+  /** Shards served here now, and whether NATS is connected (for readiness and metrics). */
+  status(): { shardsOwned: number; shardsUnleased: number; natsConnected: boolean };
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -103,6 +105,7 @@ export async function joinCluster(options: ClusterOptions, store: MongoStore, sy
       async leave() {
         await leases.stop();
       },
+      status: () => ({ shardsOwned: leases.servedCount, shardsUnleased: leases.unleasedCount(), natsConnected: link.connected }),
       async close() {
         relay.stop();
         await claimedWriter.release();

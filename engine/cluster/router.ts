@@ -20,6 +20,7 @@ import type { ShardLeases, ShardRoute } from './shard-leases.js';
 import { ShardMoved } from './shard-moved.js';
 import { shardOf } from './shards.js';
 import type { ViewReplicas } from './view-replicas.js';
+import { countForwarded } from '../metrics/cluster-meters.js';
 
 /** How long a shard being handed over still serves actors already active on it. */
 const DRAIN_GRACE_MS = 1000;
@@ -115,7 +116,9 @@ export class ClusterRouter implements ActorRouter {
         }
       } else if (route.kind === 'node') {
         if (!this.#link.connected) throw unavailable();
+        const sentAt = performance.now();
         const reply = await this.#request(route.node, [FRAME.ask, kind.name, id, type, payload, Math.max(1, left - Math.min(REPLY_SLACK_MS, left / 10))], left);
+        countForwarded(reply === undefined ? 'unreachable' : reply[0] === REPLY.ok ? 'ok' : reply[0] === REPLY.err ? 'error' : 'moved', (performance.now() - sentAt) / 1000);
         if (reply !== undefined) {
           if (reply[0] === REPLY.ok) return reply[1];
           if (reply[0] === REPLY.err) throw fromWire(reply[1]);

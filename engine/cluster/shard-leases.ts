@@ -18,6 +18,7 @@ import type { KV, KvWatchEntry } from '@nats-io/kv';
 import type { QueuedIterator } from '@nats-io/nats-core';
 import type { Fence } from '../../storage/store.js';
 import { log } from '../log.js';
+import { countLeaseLoss, RENEWALS } from '../metrics/cluster-meters.js';
 import type { NatsLink } from './nats-link.js';
 import { placement } from './shards.js';
 import { ShardMoved } from './shard-moved.js';
@@ -141,6 +142,13 @@ export class ShardLeases {
     });
   }
 
+  /** Shards no node is known to hold now (asks for them wait): 0 once the cluster is settled. */
+  unleasedCount(): number {
+    let n = 0;
+    for (let shard = 0; shard < this.shards; shard++) if (this.route(shard).kind === 'none') n++;
+    return n;
+  }
+
   /** Shards this node serves now. */
   get servedCount(): number {
     let n = 0;
@@ -251,6 +259,7 @@ export class ShardLeases {
       .then(
         (revision) => {
           if (held.state === 'lost') return;
+          RENEWALS.n++;
           held.revision = revision;
           held.deadline = sentAt + this.#leaseMs - this.#margin;
         },
@@ -346,6 +355,7 @@ export class ShardLeases {
   #lose(held: Held, reason: string): void {
     if (held.state === 'lost') return;
     held.state = 'lost';
+    countLeaseLoss(reason);
     log.warn('shard-lost', { shard: held.shard, epoch: held.epoch, reason });
     this.#host.evict(held.fence, new ShardMoved(held.shard));
     this.#notify();

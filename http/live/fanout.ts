@@ -4,6 +4,7 @@ import { publicEvent } from '../../actors/live/public-projection.js';
 import { clock } from '../../engine/clock.js';
 import type { BusListener } from '../../engine/event-bus.js';
 import { log } from '../../engine/log.js';
+import { livePublished } from '../../engine/metrics/live-meters.js';
 import type { EventLogFeeder } from './event-log-feeder.js';
 
 /** Cluster mode: carries this node's events, stamped, to the other nodes (`engine/cluster/live-relay.ts`). */
@@ -48,19 +49,23 @@ export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder, rel
     if (remote) {
       const stamp = (published as LiveEvent).timestamp;
       if (typeof stamp === 'number' && stamp > lastStamp) lastStamp = stamp;
-      if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(published as LiveEvent));
+      const listening = transport.subscribers(topic);
+      livePublished(address.kind, true, listening);
+      if (listening > 0) transport.publish(topic, encodeLiveEvent(published as LiveEvent));
       return;
     }
     lastStamp = Math.max(clock.now(), lastStamp);
     // Everything past this point is public: the channel and the event log get the projection only.
     const event: LiveEvent = { ...publicEvent(published as LiveEvent), timestamp: lastStamp };
+    const listening = transport.subscribers(topic);
+    livePublished(address.kind, false, listening);
     if (address.kind === 'user') {
-      if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
+      if (listening > 0) transport.publish(topic, encodeLiveEvent(event));
       relay?.(topic, event);
       return;
     }
     // Encoded only for a page someone listens to; the log encodes an entry when it is read.
-    if (transport.subscribers(topic) > 0) transport.publish(topic, encodeLiveEvent(event));
+    if (listening > 0) transport.publish(topic, encodeLiveEvent(event));
     if (event.type !== LIVE_EVENT_TYPES.presenceUpdate) feeder.add(address.tenantId, address.id, event);
     relay?.(topic, event);
   };

@@ -13,6 +13,7 @@ import { limitKey } from '../client-address.js';
 import { checkSite, requestSite } from '../site-check.js';
 import type { PublicLimits } from '../rate-limit.js';
 import { assertMayListen } from './page-access.js';
+import { liveClosed, liveOpened } from '../../engine/metrics/live-meters.js';
 
 /** Limits of the `/sub` channel, documented in docs/live.md. */
 export const SUB_LIMITS = {
@@ -137,6 +138,7 @@ export class SubChannel {
     },
     open: (socket) => {
       for (const topic of socket.data.topics) socket.subscribe(topic);
+      liveOpened(socket.data.topics[0]!, socket.data.topics[1]);
       let sockets = this.#open.get(socket.data.tenantId);
       if (sockets === undefined) {
         sockets = new Set();
@@ -158,6 +160,7 @@ export class SubChannel {
       if (text === LIVE_PING) socket.send(LIVE_PONG);
     },
     close: (socket) => {
+      liveClosed(socket.data.topics[0]!, socket.data.topics[1]);
       const sockets = this.#open.get(socket.data.tenantId);
       if (sockets === undefined || !sockets.delete(socket)) return;
       if (sockets.size === 0) this.#open.delete(socket.data.tenantId);

@@ -1,7 +1,9 @@
 import { ApiError } from '../../engine/errors.js';
 import { route } from '../route.js';
+import { Readiness } from '../readiness.js';
+import { readinessResult } from '../readiness-answer.js';
 
-/** `GET /healthz`: 200 only while storage answers. */
+/** `GET /healthz`: 200 only while storage answers. `GET /readyz`: 200 only while this process should take traffic (http/readiness.ts). */
 export const healthRoutes = [
   route({
     method: 'GET',
@@ -15,5 +17,11 @@ export const healthRoutes = [
       }
       return { storage: app.store.kind };
     },
+  }),
+  route({
+    method: 'GET',
+    path: '/readyz',
+    access: 'open',
+    handle: async ({ app }) => readinessResult(await (app.readiness ?? new Readiness(app.store)).check()),
   }),
 ];
