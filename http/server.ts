@@ -149,7 +149,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       // Requests under way finish, and their charges reach the ledger, before it closes.
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
       await aggregator.close();
-      await charges.flush();
+      if (!(await charges.settled(config.shutdownGraceMs))) log.warn('shutdown-charges-timeout', { graceMs: config.shutdownGraceMs });
       // A node hands its shards over first, its actors' writes durable, while NATS still answers.
       await cluster?.leave();
       // Sends under way are not waited for: unconfirmed, they are sent again after the next start.
