@@ -129,12 +129,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const liveIds = new LiveIds(secret);
   const charges = new ChargeBatcher(system);
   const aggregator = aggregatorFor(config, store.kind);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email };
+  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email, ...(cluster ? { clusterReady: () => cluster!.ready } : {}) };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);
   http.onRequest(pipeline.handle);
+  // A node takes connections once every shard has an owner and its own shards are leased, so
+  // that its first requests do not wait for a lease (or time out waiting).
+  if (cluster !== undefined && !(await cluster.whenReady(Math.max(10_000, 3 * config.clusterLeaseMs)))) {
+    log.warn('cluster-not-ready', { nodeId: cluster.nodeId, detail: '/healthz answers 503 cluster-starting until every shard has a live owner' });
+  }
   const port = await http.listen(config.host, config.port);
   email.start(port, secret);
   notify.start();

@@ -26,4 +26,6 @@ export interface AppServices {
   readonly aggregator: Aggregator;
   /** Template rendering, the links in emails, and the outbox's sender. */
   readonly email: EmailServices;
+  /** Cluster mode: whether this node has been ready to serve every shard (see `ClusterNode.ready`). */
+  readonly clusterReady?: () => boolean;
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '../../engine/errors.js';
 import { route } from '../route.js';
 
-/** `GET /healthz`: 200 only while storage answers. */
+/** `GET /healthz`: 200 only while storage answers, and in cluster mode once the node was ready to serve every shard. */
 export const healthRoutes = [
   route({
     method: 'GET',
@@ -13,6 +13,7 @@ export const healthRoutes = [
       } catch {
         throw new ApiError('storage-unavailable', 'Storage is not answering.');
       }
+      if (app.clusterReady !== undefined && !app.clusterReady()) throw new ApiError('cluster-starting');
       return { storage: app.store.kind };
     },
   }),
