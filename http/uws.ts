@@ -74,7 +74,8 @@ export interface LiveBehavior<T> {
   message?(socket: LiveSocket<T>, text: string): void;
   /** The socket's backpressure drained below the limit. */
   drain?(socket: LiveSocket<T>): void;
-  close?(socket: LiveSocket<T>): void;
+  /** The connection closed: `code` 1006 when it ended without a close frame (dropped, or closed by uWebSockets.js itself). */
+  close?(socket: LiveSocket<T>, code: number, reason: string): void;
 }
 
 export interface HttpServerOptions {
@@ -320,8 +321,8 @@ export class HttpServer {
       open: (ws) => behavior.open?.(wrap(ws)),
       message: (ws, message) => behavior.message?.(wrap(ws), decoder.decode(message)),
       drain: (ws) => behavior.drain?.(wrap(ws)),
-      close: (ws) => {
-        behavior.close?.(wrap(ws));
+      close: (ws, code, message) => {
+        behavior.close?.(wrap(ws), code, decoder.decode(message));
         sockets.delete(ws);
       },
     });

@@ -31,6 +31,7 @@ export class LiveClient {
   readonly closed: Promise<number>;
   #read = 0;
   #wake: (() => void) | undefined;
+  #closedWith = '';
 
   private constructor(socket: WebSocket) {
     this.socket = socket;
@@ -39,7 +40,8 @@ export class LiveClient {
       this.#wake?.();
     });
     this.closed = new Promise((resolve) =>
-      socket.once('close', (code: number) => {
+      socket.once('close', (code: number, reason: Buffer) => {
+        this.#closedWith = `code ${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}`;
         resolve(code);
         this.#wake?.();
       }),
@@ -67,7 +69,7 @@ export class LiveClient {
   /** The next `count` messages not read yet, waiting for them; rejects if the socket closes first. */
   async take(count: number): Promise<string[]> {
     while (this.messages.length - this.#read < count) {
-      if (this.socket.readyState === WebSocket.CLOSED) throw new Error(`closed after ${this.messages.length} messages, wanted ${this.#read + count}`);
+      if (this.socket.readyState === WebSocket.CLOSED) throw new Error(`closed (${this.#closedWith}) after ${this.messages.length} messages, wanted ${this.#read + count}`);
       await new Promise<void>((resolve) => (this.#wake = resolve));
     }
     const out = this.messages.slice(this.#read, this.#read + count);
