@@ -32,6 +32,7 @@ export class LiveClient {
   #read = 0;
   #wake: (() => void) | undefined;
   #closedWith = '';
+  #error: string | undefined;
 
   private constructor(socket: WebSocket) {
     this.socket = socket;
@@ -39,9 +40,10 @@ export class LiveClient {
       this.messages.push(data.toString('utf8'));
       this.#wake?.();
     });
+    socket.on('error', (err: Error) => (this.#error = err.message));
     this.closed = new Promise((resolve) =>
       socket.once('close', (code: number, reason: Buffer) => {
-        this.#closedWith = `code ${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}`;
+        this.#closedWith = `code ${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}${this.#error ? `, client error: ${this.#error}` : ''}`;
         resolve(code);
         this.#wake?.();
       }),
