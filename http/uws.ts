@@ -140,6 +140,8 @@ const URI_TOO_LONG = refusal(414, 'uri-too-long', `The request URL is longer tha
 const HEADERS_TOO_LARGE = refusal(431, 'headers-too-large', `The request headers are larger than ${REQUEST_LIMITS.maxHeaderBytes} characters.`);
 const BAD_LENGTH = refusal(400, 'bad-request', 'Content-Length must be one decimal number (it was repeated with different values, or malformed).');
 const DECIMAL = /^\d{1,15}$/;
+const UPGRADE_TOKEN = /(^|,)[ \t]*upgrade[ \t]*(,|$)/i;
+const NOT_AN_UPGRADE = refusal(400, 'bad-request', 'A websocket handshake needs the token "Upgrade" in its (first) Connection header.');
 
 function writeReply(res: uWS.HttpResponse, reply: Reply, closeConnection = false): void {
   res.writeStatus(statusLine(reply.status));
@@ -302,6 +304,13 @@ export class HttpServer {
           exchange.refuse(refused);
           return;
         }
+        // RFC 6455 §4.1: the handshake's Connection header holds the token "upgrade". One that
+        // does not (uWebSockets reads the first: "close" marks the connection to be closed once
+        // answered) would have the upgrade below close the socket under itself.
+        if (!UPGRADE_TOKEN.test(req.getHeader('connection'))) {
+          exchange.refuse(NOT_AN_UPGRADE);
+          return;
+        }
         const key = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
         const extensions = req.getHeader('sec-websocket-extensions');
@@ -313,7 +322,14 @@ export class HttpServer {
               return;
             }
             exchange.done = true;
-            res.cork(() => res.upgrade({ data: decision.accept }, key, protocol, extensions, context));
+            // Not inside res.cork(), although uWebSockets.js asks for it (and warns once): its
+            // cork() in 20.30 runs the HTTP connection-close logic on the socket after an upgrade
+            // that kept the socket's address, reading the response's state from memory that now
+            // belongs to the websocket, and now and then closes the reader right after `open`,
+            // with no close frame (1006) and before any event (fixed upstream in uWebSockets
+            // PR #1929). Outside cork, the 101 answer takes a few small writes, once per reader.
+            // Safe only without uWebSockets' connection-close flag, hence the check above.
+            res.upgrade({ data: decision.accept }, key, protocol, extensions, context);
           },
           () => exchange.send({ status: 500, body: '' }),
         );
