@@ -193,6 +193,7 @@ export const ERRORS = {
   'overloaded': { status: 503, message: 'The server is overloaded; nothing was changed. Retry later.' },
   'shutting-down': { status: 503, message: 'The server is shutting down; nothing was changed.' },
   'cluster-unavailable': { status: 503, message: 'The cluster cannot reach the node that holds this data; nothing was changed. Retry later.' },
+  'cluster-starting': { status: 503, message: 'This node has joined the cluster but not every shard has an owner yet.' },
   'internal-error': { status: 500, message: 'Internal error.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -97,8 +97,9 @@ export function authenticate(req: IncomingRequest, query: Query, app: AppService
     if (index >= 0) return { tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES, keyTenantId: namedTenant, keyId: admission.keyIds[index]!, audited: admission.audited };
   }
   // Near the end of an allowance, the gathered charges reach the ledger ahead of this check.
-  if (app.charges.pending(namedTenant) !== 0) void app.charges.flush();
-  return app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: hash.hex }).then(
+  const ahead = app.charges.pending(namedTenant) !== 0 ? app.charges.flush(namedTenant) : undefined;
+  const admit = () => app.system.ask(TenantKind, namedTenant, 'admit', { keyHash: hash.hex });
+  return (ahead === undefined ? admit() : ahead.then(admit)).then(
     (admitted): AuthInfo => ({ tenantId: namedTenant, credential: 'api-key', scopes: ALL_SCOPES, keyTenantId: admitted.keyTenantId, keyId: admitted.keyId ?? undefined, audited: admitted.audited }),
   );
 }
@@ -122,7 +123,7 @@ async function authenticateToken(token: string, namedTenant: string | undefined,
   }
   const open = openAdmission(app, grant.tenantId);
   if (open !== undefined) return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId, keyTenantId: grant.tenantId, audited: open.audited };
-  if (app.charges.pending(grant.tenantId) !== 0) void app.charges.flush();
+  if (app.charges.pending(grant.tenantId) !== 0) await app.charges.flush(grant.tenantId);
   const admitted = await app.system.ask(TenantKind, grant.tenantId, 'admit', { keyHash: null });
   return { tenantId: grant.tenantId, credential: 'access-token', scopes: grant.scopes, userId: grant.userId, keyTenantId: grant.tenantId, audited: admitted.audited };
 }

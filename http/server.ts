@@ -152,12 +152,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const aggregator = aggregatorFor(config, store.kind);
   const audits = new AuditBatcher(system);
   const readiness = new Readiness(store, cluster?.status);
-  const services: AppServices = { config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email, audits, readiness };
+  const services: AppServices = {
+    config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email, audits, readiness,
+    ...(cluster ? { clusterReady: () => cluster!.ready } : {}),
+  };
   const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);
   http.onRequest(pipeline.handle);
+  // A node takes connections once every shard has an owner and its own shards are leased, so
+  // that its first requests do not wait for a lease (or time out waiting).
+  if (cluster !== undefined && !(await cluster.whenReady(Math.max(10_000, 3 * config.clusterLeaseMs)))) {
+    log.warn('cluster-not-ready', { nodeId: cluster.nodeId, detail: '/healthz answers 503 cluster-starting until every shard has a live owner' });
+  }
   const port = await http.listen(config.host, config.port);
   const unwatch: (() => void)[] = [];
   let metrics: MetricsListener | undefined;
@@ -185,7 +193,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       if (!(await pipeline.settle(config.shutdownGraceMs))) log.warn('shutdown-requests-timeout', { graceMs: config.shutdownGraceMs });
       await aggregator.close();
       await backups.stop();
-      await charges.flush();
+      if (!(await charges.settled(config.shutdownGraceMs))) log.warn('shutdown-charges-timeout', { graceMs: config.shutdownGraceMs });
       await audits.flush();
       // A node hands its shards over first, its actors' writes durable, while NATS still answers.
       await cluster?.leave();

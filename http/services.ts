@@ -32,4 +32,6 @@ export interface AppServices {
   readonly audits: AuditBatcher;
   /** Whether this process should take traffic (`GET /readyz`). */
   readonly readiness?: Readiness;
+  /** Cluster mode: whether this node has been ready to serve every shard (see `ClusterNode.ready`). */
+  readonly clusterReady?: () => boolean;
 }

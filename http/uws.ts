@@ -84,7 +84,8 @@ export interface LiveBehavior<T> {
   message?(socket: LiveSocket<T>, text: string): void;
   /** The socket's backpressure drained below the limit. */
   drain?(socket: LiveSocket<T>): void;
-  close?(socket: LiveSocket<T>): void;
+  /** The connection closed: `code` 1006 when it ended without a close frame (dropped, or closed by uWebSockets.js itself). */
+  close?(socket: LiveSocket<T>, code: number, reason: string): void;
 }
 
 export interface HttpServerOptions {
@@ -153,6 +154,8 @@ const URI_TOO_LONG = refusal(414, 'uri-too-long', `The request URL is longer tha
 const HEADERS_TOO_LARGE = refusal(431, 'headers-too-large', `The request headers are larger than ${REQUEST_LIMITS.maxHeaderBytes} characters.`);
 const BAD_LENGTH = refusal(400, 'bad-request', 'Content-Length must be one decimal number (it was repeated with different values, or malformed).');
 const DECIMAL = /^\d{1,15}$/;
+const UPGRADE_TOKEN = /(^|,)[ \t]*upgrade[ \t]*(,|$)/i;
+const NOT_AN_UPGRADE = refusal(400, 'bad-request', 'A websocket handshake needs the token "Upgrade" in its (first) Connection header.');
 
 function writeHead(res: uWS.HttpResponse, reply: Omit<Reply, 'body'>): void {
   res.writeStatus(statusLine(reply.status));
@@ -385,6 +388,13 @@ export class HttpServer {
           exchange.refuse(refused, CODES.get(refused)!);
           return;
         }
+        // RFC 6455 §4.1: the handshake's Connection header holds the token "upgrade". One that
+        // does not (uWebSockets reads the first: "close" marks the connection to be closed once
+        // answered) would have the upgrade below close the socket under itself.
+        if (!UPGRADE_TOKEN.test(req.getHeader('connection'))) {
+          exchange.refuse(NOT_AN_UPGRADE, 'bad-request');
+          return;
+        }
         const key = req.getHeader('sec-websocket-key');
         const protocol = req.getHeader('sec-websocket-protocol');
         const extensions = req.getHeader('sec-websocket-extensions');
@@ -396,7 +406,14 @@ export class HttpServer {
               return;
             }
             exchange.done = true;
-            res.cork(() => res.upgrade({ data: decision.accept }, key, protocol, extensions, context));
+            // Not inside res.cork(), although uWebSockets.js asks for it (and warns once): its
+            // cork() in 20.30 runs the HTTP connection-close logic on the socket after an upgrade
+            // that kept the socket's address, reading the response's state from memory that now
+            // belongs to the websocket, and now and then closes the reader right after `open`,
+            // with no close frame (1006) and before any event (fixed upstream in uWebSockets
+            // PR #1929). Outside cork, the 101 answer takes a few small writes, once per reader.
+            // Safe only without uWebSockets' connection-close flag, hence the check above.
+            res.upgrade({ data: decision.accept }, key, protocol, extensions, context);
           },
           () => exchange.send({ status: 500, body: '' }),
         );
@@ -404,11 +421,11 @@ export class HttpServer {
       open: (ws) => behavior.open?.(wrap(ws)),
       message: (ws, message) => behavior.message?.(wrap(ws), decoder.decode(message)),
       drain: (ws) => behavior.drain?.(wrap(ws)),
-      close: (ws, code) => {
+      close: (ws, code, message) => {
         // 1006: no close frame. uWebSockets.js closes a subscriber past its backpressure limit so,
         // and tells it apart from a client that vanished by nothing (not even the buffered amount).
         if (code === 1006) liveAbnormalClose();
-        behavior.close?.(wrap(ws));
+        behavior.close?.(wrap(ws), code, decoder.decode(message));
         sockets.delete(ws);
       },
     });

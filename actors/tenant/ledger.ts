@@ -11,6 +11,7 @@ import { TENANT_COLLECTIONS as C } from './collections.js';
 import {
   type Allowance,
   allowanceSpent,
+  type ChargeMark,
   type DailyUsageDoc,
   dayOf,
   emptyUsage,
@@ -76,12 +77,18 @@ export class Ledger {
     return allowance.maxMonthlyAPICredits - this.#monthCredits;
   }
 
-  /** The day document after a charge made at `at`; the caller stores it. */
-  async record(credits: number, counts: UsageCounts | undefined, at: number): Promise<DailyUsageDoc> {
+  /**
+   * The day document after a charge made at `at`; the caller stores it. With a `mark`, a charge
+   * this day already holds (sent again because its answer was lost) changes nothing: undefined.
+   * A sender's charges to one tenant are sent one at a time, so its last number is enough.
+   */
+  async record(credits: number, counts: UsageCounts | undefined, at: number, mark?: ChargeMark): Promise<DailyUsageDoc | undefined> {
     const day = dayOf(at);
     const before = await this.#dayDoc(at);
+    if (mark !== undefined && (before.chargeMarks?.[mark.sender] ?? 0) >= mark.seq) return undefined;
     // Refunds are negative; a refund landing on a later day than its charge must not go below zero.
     const next: DailyUsageDoc = { ...before, apiCreditsUsed: Math.max(0, before.apiCreditsUsed + credits) };
+    if (mark !== undefined) next.chargeMarks = { ...before.chargeMarks, [mark.sender]: mark.seq };
     if (counts) {
       for (const counter of USAGE_COUNTERS) {
         const n = counts[counter];

@@ -28,7 +28,7 @@ import { signWebhook, type WebhookSignatures } from '../../webhooks/signing.js';
 import { allowanceOf, type TenantPackageDoc } from './packages.js';
 import { type Admitted, createChild, deletePackage, packageList, packageOf, savePackage, type TenantHost, type TenantSnapshot, updateTenant } from './tenant-admin.js';
 import type { TenantDoc } from './tenant-record.js';
-import type { DailyUsageDoc, SsoBillingCounts, UsageCounts } from './usage.js';
+import type { ChargeMark, DailyUsageDoc, SsoBillingCounts, UsageCounts } from './usage.js';
 
 export type { TenantDoc } from './tenant-record.js';
 export type { TenantPackageDoc } from './packages.js';
@@ -81,7 +81,7 @@ export type TenantProtocol = {
    * Records a call's credits and usage counters, on the day of `at` (when the call was made);
    * negative values reverse an earlier charge.
    */
-  charge: { in: { credits: number; counts?: UsageCounts; at: number }; out: null };
+  charge: { in: { credits: number; counts?: UsageCounts; at: number; mark?: ChargeMark }; out: null };
   describe: { in: null; out: { id: string; name: string } };
   /** Sets today's counts of billable SSO users by class (counted by the tenant's directory). */
   recordSsoCounts: { in: { counts: SsoBillingCounts; at: number }; out: null };
@@ -245,10 +245,13 @@ export class TenantActor extends Actor<TenantProtocol> {
       return null;
     },
 
-    charge: async ({ credits, counts, at }) => {
+    charge: async ({ credits, counts, at, mark }) => {
       // A tenant being deleted has no ledger left to charge (the call that deletes it included).
       if (this.#tenant === undefined || this.#tenant.deletingAt) return null;
-      this.put(C.dailyUsage, await this.#ledger!.record(credits, counts, at));
+      // A repeated charge is answered once what recorded it first is durable (the output gate).
+      const doc = await this.#ledger!.record(credits, counts, at, mark);
+      if (doc === undefined) return null;
+      this.put(C.dailyUsage, doc);
       this.#publishAdmission();
       return null;
     },

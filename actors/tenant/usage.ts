@@ -39,6 +39,17 @@ export interface DailyUsageDoc extends Doc, Record<UsageCounter, number> {
   ssoUserCount?: number;
   ssoAdminCount?: number;
   ssoModeratorCount?: number;
+  /**
+   * Charge senders (one per server process) and the last sequence number of theirs this day
+   * holds: a charge sent again after a failover is recognised and applied once. Never shown.
+   */
+  chargeMarks?: Record<string, number>;
+}
+
+/** Identifies one charge: who sent it and its number among that sender's charges (increasing per tenant). */
+export interface ChargeMark {
+  readonly sender: string;
+  readonly seq: number;
 }
 
 /** The SSO user counts of a day (`DailyUsageDoc`). */
@@ -76,7 +87,7 @@ export function emptyUsage(tenantId: string, day: Day, nowMs: number): DailyUsag
 
 /** The API shape of a usage document. */
 export function usageView(doc: DailyUsageDoc): Record<string, unknown> {
-  const { _id, ...rest } = doc;
+  const { _id, chargeMarks: _marks, ...rest } = doc;
   return { id: _id, ...rest };
 }
 

@@ -33,6 +33,14 @@ export interface ClusterNode {
   readonly nodeId: string;
   readonly relay: LiveRelay;
   readonly router: ClusterRouter;
+  /**
+   * Whether every shard has had a live owner, and every shard placed here has been served here,
+   * at least once since the node joined. It stays true afterwards: a node lost later makes its
+   * shards wait for a lease time on every node alike, which no single node's health can fix.
+   */
+  readonly ready: boolean;
+  /** Resolves true once `ready`, or false after `timeoutMs`. */
+  whenReady(timeoutMs: number): Promise<boolean>;
   /** True for exactly one node of the cluster, ever, per `name` (e.g. who creates the demo tenant). */
   once(name: string): Promise<boolean>;
   /** Hands every shard over to the other nodes, its actors passivated first. */
@@ -90,10 +98,25 @@ export async function joinCluster(options: ClusterOptions, store: MongoStore, sy
     await leases.start();
     log.info('cluster-joined', { nodeId, cluster: options.clusterName, shards: options.shards, leaseMs: options.leaseMs });
     const claimedWriter = writer;
+    let ready = false;
+    const isReady = (): boolean => {
+      if (!ready && leases.ready()) {
+        ready = true;
+        log.info('cluster-ready', { nodeId, served: leases.servedCount });
+      }
+      return ready;
+    };
     return {
       nodeId,
       relay,
       router,
+      get ready() {
+        return isReady();
+      },
+      async whenReady(timeoutMs) {
+        if (!isReady()) await leases.whenReady(timeoutMs);
+        return isReady();
+      },
       async once(name) {
         try {
           await kv.create(`meta.once-${name}`, nodeId);

@@ -69,6 +69,15 @@ interface Observed {
 const NONE: ShardRoute = { kind: 'none' };
 const encoder = new TextEncoder();
 
+/**
+ * How long ago NATS stored an entry, by the wall clocks of NATS and this node (never negative).
+ * Clocks of the nodes and NATS must agree within the lease margin.
+ */
+function ageOf(entry: KvWatchEntry): number {
+  const created = entry.created?.getTime();
+  return created === undefined || Number.isNaN(created) ? 0 : Math.max(0, Date.now() - created);
+}
+
 function isWrongRevision(err: unknown): boolean {
   return (err as { code?: unknown })?.code === 10071 || /wrong last sequence/i.test(String((err as Error)?.message));
 }
@@ -149,6 +158,33 @@ export class ShardLeases {
     return n;
   }
 
+  /**
+   * True when every shard has a live owner and every shard placed on this node is served by it:
+   * an ask for any key finds its actor without waiting for a lease.
+   */
+  ready(): boolean {
+    const now = performance.now();
+    const live = this.#liveNodes(now);
+    for (let shard = 0; shard < this.shards; shard++) {
+      if (this.#held[shard]?.state === 'serving') continue;
+      if (placement(shard, live) === this.nodeId) return false;
+      const owner = this.#observed[shard]!.owner;
+      if (owner === undefined || owner === this.nodeId || !live.includes(owner)) return false;
+    }
+    return true;
+  }
+
+  /** Resolves true once `ready()`, or false after `timeoutMs`. */
+  async whenReady(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      if (this.ready()) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      await this.changed(Math.min(250, left));
+    }
+  }
+
   /** Shards this node serves now. */
   get servedCount(): number {
     let n = 0;
@@ -189,7 +225,9 @@ export class ShardLeases {
     const now = performance.now();
     if (entry.key.startsWith('n.')) {
       const node = entry.key.slice(2);
-      if (entry.operation === 'PUT') this.#nodes.set(node, now);
+      // A heartbeat is as old as NATS says: one left by a node gone before this one started
+      // (seen in the watch's first snapshot) must not count that node alive for a lease time.
+      if (entry.operation === 'PUT') this.#nodes.set(node, now - ageOf(entry));
       else this.#nodes.delete(node);
       this.#notify();
       return;
@@ -210,7 +248,8 @@ export class ShardLeases {
     const moved = owner !== observed.owner;
     observed.owner = owner;
     observed.revision = entry.revision;
-    observed.seenAt = now;
+    // Likewise a lease last renewed before this node started is judged by its age.
+    observed.seenAt = now - ageOf(entry);
     this.#routes[shard] = owner === undefined || owner === this.nodeId ? NONE : { kind: 'node', node: owner };
     const held = this.#held[shard];
     if (held !== undefined && (held.state === 'claiming' || held.state === 'serving' || held.state === 'draining') && entry.revision > held.revision && owner !== this.nodeId) {
@@ -288,7 +327,10 @@ export class ShardLeases {
       if (target !== this.nodeId) continue;
       const observed = this.#observed[shard]!;
       if (observed.owner === undefined) void this.#claim(shard, null);
-      else if (held?.state === 'lost' && observed.owner === this.nodeId) void this.#claim(shard, observed.revision);
+      // A lease in this node's name that it does not hold: lost here, or left by an earlier
+      // process under the same NODE_ID (a restart). Taken back at once; the fence keeps out
+      // whatever that process might still send.
+      else if (observed.owner === this.nodeId) void this.#claim(shard, observed.revision);
       else if (now - observed.seenAt > this.#leaseMs + this.#margin) void this.#claim(shard, observed.revision);
     }
   }

@@ -46,6 +46,8 @@ export interface Subscription {
   readonly traffic: { windowStart: number; count: number };
   /** The site of the page the browser connected from (`requestSite`), checked again when domains change. */
   readonly site: string | undefined;
+  /** When the connection opened (ms, monotonic), and why the server closed it, once it did: for the close log. */
+  readonly life: { openedAt: number; closedBecause: string | undefined };
 }
 
 const NO_USER = new Set(['', 'null', 'undefined']);
@@ -84,11 +86,33 @@ export function subscriptionFor(liveIds: LiveIds, query: Query, site?: string): 
   }
   const topics = [pageTopic(tenantId, urlId)];
   if (userId !== null) topics.push(userTopic(tenantId, userId));
-  return { tenantId, urlId, userId, topics, traffic: { windowStart: 0, count: 0 }, site };
+  return { tenantId, urlId, userId, topics, traffic: { windowStart: 0, count: 0 }, site, life: { openedAt: 0, closedBecause: undefined } };
 }
 
 /** Close code for a reader whose page stopped admitting it (RFC 6455: policy violation). */
 export const REFUSED_CLOSE = 1008;
+
+/** Closes a reader with `REFUSED_CLOSE` and `reason` (a code clients can read), remembered for the close log. */
+function closeBecause(socket: LiveSocket<Subscription>, reason: string): void {
+  socket.data.life.closedBecause = reason;
+  socket.close(REFUSED_CLOSE, reason);
+}
+
+/** Close codes a client sends when it leaves of its own accord (RFC 6455 §7.4.1). */
+const CLIENT_CLOSES: ReadonlySet<number> = new Set([1000, 1001, 1005]);
+
+/**
+ * Logs how a reader's connection ended, where an operator sees it: closed by this server (a
+ * refusal or the message rate: warn), ended without a close frame (1006: the client vanished,
+ * it stayed silent past the idle timeout, or it read too slowly and was cut at the backpressure
+ * limit: info), or left by the client (debug).
+ */
+function logClose(data: Subscription, code: number, reason: string): void {
+  const fields = { tenantId: data.tenantId, urlId: data.urlId, code, reason, openMs: Math.round(performance.now() - data.life.openedAt) };
+  if (data.life.closedBecause !== undefined) log.warn('live-closed-by-server', { ...fields, because: data.life.closedBecause });
+  else if (CLIENT_CLOSES.has(code)) log.debug('live-closed-by-client', fields);
+  else log.info('live-closed-abnormally', fields);
+}
 
 /**
  * The `/sub` websocket channel: upgrades only with valid ids, and with a user's on pages that
@@ -137,6 +161,7 @@ export class SubChannel {
       }
     },
     open: (socket) => {
+      socket.data.life.openedAt = performance.now();
       for (const topic of socket.data.topics) socket.subscribe(topic);
       liveOpened(socket.data.topics[0]!, socket.data.topics[1]);
       let sockets = this.#open.get(socket.data.tenantId);
@@ -154,13 +179,14 @@ export class SubChannel {
         traffic.count = 0;
       }
       if (++traffic.count > SUB_LIMITS.maxMessagesPerSecond) {
-        if (traffic.count === SUB_LIMITS.maxMessagesPerSecond + 1) socket.close(REFUSED_CLOSE, 'message-rate');
+        if (traffic.count === SUB_LIMITS.maxMessagesPerSecond + 1) closeBecause(socket, 'message-rate');
         return;
       }
       if (text === LIVE_PING) socket.send(LIVE_PONG);
     },
-    close: (socket) => {
+    close: (socket, code, reason) => {
       liveClosed(socket.data.topics[0]!, socket.data.topics[1]);
+      logClose(socket.data, code, reason);
       const sockets = this.#open.get(socket.data.tenantId);
       if (sockets === undefined || !sockets.delete(socket)) return;
       if (sockets.size === 0) this.#open.delete(socket.data.tenantId);
@@ -197,7 +223,7 @@ export class SubChannel {
           continue;
         }
         // Connections closed meanwhile have left the set.
-        for (const socket of reader.sockets) if (sockets.has(socket)) socket.close(REFUSED_CLOSE, err.code);
+        for (const socket of reader.sockets) if (sockets.has(socket)) closeBecause(socket, err.code);
       }
     }
   }

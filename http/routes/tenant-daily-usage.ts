@@ -44,8 +44,8 @@ export const tenantDailyUsageRoutes = [
       if (month !== undefined) filter.monthNumber = month;
       if (day !== undefined) filter.dayNumber = day;
       if (query.skip !== undefined) filter.skip = query.skip;
-      // Charges still gathering reach the ledger first (mailbox order), so the list shows them.
-      void app.charges.flush();
+      // Charges still gathering reach the ledger first, so the list shows them.
+      await app.charges.flush(tenantId);
       const docs = await app.system.ask(TenantKind, tenantId, 'listUsage', filter);
       return { tenantDailyUsages: docs.map(usageView) };
     },

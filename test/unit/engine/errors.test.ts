@@ -17,7 +17,7 @@ test('every error code is documented in docs/errors.md with its HTTP status', ()
 test('statuses are honest: 4xx for refusals, 5xx only for server-side conditions', () => {
   for (const [code, { status }] of Object.entries(ERRORS)) {
     assert.ok(status >= 400 && status < 600, code);
-    if (status >= 500) assert.match(code, /storage|timeout|overloaded|shutting-down|internal|cluster-unavailable/, code);
+    if (status >= 500) assert.match(code, /storage|timeout|overloaded|shutting-down|internal|cluster-unavailable|cluster-starting/, code);
   }
 });
 

@@ -31,6 +31,8 @@ export class LiveClient {
   readonly closed: Promise<number>;
   #read = 0;
   #wake: (() => void) | undefined;
+  #closedWith = '';
+  #error: string | undefined;
 
   private constructor(socket: WebSocket) {
     this.socket = socket;
@@ -38,8 +40,10 @@ export class LiveClient {
       this.messages.push(data.toString('utf8'));
       this.#wake?.();
     });
+    socket.on('error', (err: Error) => (this.#error = err.message));
     this.closed = new Promise((resolve) =>
-      socket.once('close', (code: number) => {
+      socket.once('close', (code: number, reason: Buffer) => {
+        this.#closedWith = `code ${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}${this.#error ? `, client error: ${this.#error}` : ''}`;
         resolve(code);
         this.#wake?.();
       }),
@@ -67,7 +71,7 @@ export class LiveClient {
   /** The next `count` messages not read yet, waiting for them; rejects if the socket closes first. */
   async take(count: number): Promise<string[]> {
     while (this.messages.length - this.#read < count) {
-      if (this.socket.readyState === WebSocket.CLOSED) throw new Error(`closed after ${this.messages.length} messages, wanted ${this.#read + count}`);
+      if (this.socket.readyState === WebSocket.CLOSED) throw new Error(`closed (${this.#closedWith}) after ${this.messages.length} messages, wanted ${this.#read + count}`);
       await new Promise<void>((resolve) => (this.#wake = resolve));
     }
     const out = this.messages.slice(this.#read, this.#read + count);
