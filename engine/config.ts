@@ -87,6 +87,9 @@ export const SETTINGS = {
   nodeId: setting<string | undefined>('NODE_ID', '--node-id', undefined, optionalStr, 'Cluster mode: this node\'s id (default: host name, process id and a random suffix).'),
   clusterShards: setting('CLUSTER_SHARDS', '--cluster-shards', 256, int, 'Cluster mode: shards actor keys hash to; every node of a cluster must agree.'),
   clusterLeaseMs: setting('CLUSTER_LEASE_MS', '--cluster-lease-ms', 10_000, int, 'Cluster mode: how long a shard lease lasts unless renewed (renewed every third of it).'),
+  publicCommentsPerMinute: setting('PUBLIC_COMMENTS_PER_MINUTE', '--public-comments-per-minute', 6, int, 'Comments one client may post (or edit) through the widget API per minute, sustained.'),
+  publicCommentBurst: setting('PUBLIC_COMMENT_BURST', '--public-comment-burst', 5, int, 'Comments one client may post (or edit) through the widget API at once.'),
+  openSitesWithoutDomains: setting('OPEN_SITES_WITHOUT_DOMAINS', '--open-sites-without-domains', false, bool, 'Let any site host the widget of a tenant with no domain configured (otherwise only localhost and loopback origins).'),
 } as const;
 
 type Settings = typeof SETTINGS;

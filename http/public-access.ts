@@ -43,7 +43,7 @@ export function admitPublic(app: AppServices, req: IncomingRequest, params: Read
   const tenantId = namedTenant(app, params);
   let checked: void | Promise<void>;
   try {
-    checked = tenantId === undefined ? undefined : checkSite(app.system, tenantId, requestSite(req.headers));
+    checked = tenantId === undefined ? undefined : checkSite(app.system, tenantId, requestSite(req.headers), app.config.openSitesWithoutDomains);
   } catch (err) {
     throw refused(err, req, headers);
   }

@@ -75,7 +75,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     commenterEmail: input.commenterEmail,
     commenterLink: input.commenterLink,
     userId,
-    anonUserId: null,
+    anonUserId: input.anonUserId ?? null,
     avatarSrc: input.avatarSrc,
     date: input.date === null ? nowIso : checkDate(input.date),
     localDateString: input.localDateString,
