@@ -268,6 +268,16 @@ export class PageActor extends Actor<PageProtocol> {
       return json;
     },
     commentPositions: ({ commentId }) => commentPositions(publicSource(this.#state), commentId),
+    replyCount: async ({ commentId }) => {
+      await this.#own(commentId);
+      let count = 0;
+      for (const doc of this.#state.comments.values()) if (doc.parentId === commentId) count++;
+      return count;
+    },
+    voteOwner: async ({ voteId }) => {
+      const vote = await this.#ownVote(voteId);
+      return { commentId: vote.commentId, voterKey: vote.voterKey, anonUserId: vote.anonUserId };
+    },
   };
 
   /** The comment, if this page holds it (adopting it first if another page moved it here). */

@@ -231,6 +231,10 @@ export type PageProtocol = {
    * encodings) under `key` and published in the `publicAnswers` view until the page changes.
    */
   publicList: { in: { key: string; query: PublicListQuery; reader: PublicReader | null; tail: string }; out: Buffer };
+  /** Visible and held replies directly under a comment (a widget delete keeps a placeholder when there are any). */
+  replyCount: { in: { commentId: string }; out: number };
+  /** Who cast a vote of this page and on which comment (a widget un-vote checks its owner first). */
+  voteOwner: { in: { voteId: string }; out: { commentId: string; voterKey: string; anonUserId: string | null } };
   /** Where a root comment now sits in each order: the root comments before and after it. */
   commentPositions: { in: { commentId: string }; out: Record<SortDirection, { before: string | null; after: string | null }> };
 };

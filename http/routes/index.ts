@@ -24,6 +24,9 @@ import { webhookRoutes } from './webhooks.js';
 import { identityRoutes } from './identity.js';
 import { oauthRoutes } from './oauth.js';
 import { oauthConsentRoutes } from './oauth-consent.js';
+import { publicCommentRoutes } from './public-comments.js';
+import { publicCommentActionRoutes } from './public-comment-actions.js';
+import { publicFlagBlockRoutes } from './public-flags-blocks.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -52,4 +55,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...identityRoutes,
   ...oauthRoutes,
   ...oauthConsentRoutes,
+  ...publicCommentRoutes,
+  ...publicCommentActionRoutes,
+  ...publicFlagBlockRoutes,
 ];
