@@ -8,7 +8,8 @@ import type { ServerProcess } from '../lib/processes.js';
 import { figureServerCpu } from '../lib/cpu.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
-const URL_ID = 'bench-page';
+/** The page the comment suites read. */
+export const URL_ID = 'bench-page';
 const COMMENTS = 500;
 const PATH = `/api/v1/comments?urlId=${URL_ID}`;
 /** Comments of everyday length (40 to 140 characters), some with markdown. */
@@ -23,7 +24,8 @@ const TEXTS = [
   'Any plans for a follow-up on how this scales past a few thousand users? Would love to read it.',
 ];
 
-async function seed(server: ServerProcess): Promise<void> {
+/** Seeds the bench page with `COMMENTS` root comments through the API (shared with public-comments-get). */
+export async function seed(server: ServerProcess): Promise<void> {
   for (let i = 0; i < COMMENTS; i += 25) {
     await Promise.all(
       Array.from({ length: Math.min(25, COMMENTS - i) }, async (_, j) => {

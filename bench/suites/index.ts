@@ -14,6 +14,7 @@ import { notifyFanout } from './notify-fanout.js';
 import { userErase } from './user-erase.js';
 import { votesPost } from './votes-post.js';
 import { webhooks } from './webhooks.js';
+import { publicCommentsGet } from './public-comments-get.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, publicCommentsGet];

@@ -193,6 +193,7 @@ for (const storage of storages()) {
         commenterName: ['Fuzz'],
         comment: ['text #fuzz'],
         startTime: [0],
+        voteId: [vote.voteId],
       };
     });
 

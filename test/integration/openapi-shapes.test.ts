@@ -16,6 +16,7 @@ import { callIdentityOperations } from './identity-shapes.js';
 import { authorize, oauthFixture, type OAuthFixture, register } from './oauth-helpers.js';
 import { callNotifyOperations } from './notify-shapes.js';
 import { callWebhookOperations } from './webhook-shapes.js';
+import { callPublicCommentOperations } from './public-comment-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
 function implementedOperations(): Operation[] {
@@ -191,6 +192,7 @@ async function callEveryOperation(t: TestServer): Promise<void> {
   await callIdentityOperations(t);
   await callWebhookOperations(t);
   await callNotifyOperations(t);
+  await callPublicCommentOperations(t);
 
   const missing = implementedOperations()
     .filter((op) => !validatedOperations.has(op.id))
