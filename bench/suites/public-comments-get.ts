@@ -78,6 +78,30 @@ async function run(ctx: SuiteContext): Promise<void> {
     ctx.figure({ key: `${way.key}Failed`, label: `${way.label}: failed requests`, value: cmp.subject.errors.total, unit: '' });
     ctx.figure({ key: `${way.key}Kb`, label: `${way.label}: body size`, value: way.bytes.length / 1024, unit: 'KB', digits: 1 });
   }
+  // A signed-in reader (an anonymous session, carried by sessionId) with votes on the page.
+  const firstIds = (JSON.parse(identity.toString()) as { comments: { _id: string }[] }).comments.slice(0, 5).map((c) => c._id);
+  let sessionId: string | undefined;
+  for (const id of firstIds) {
+    const voted = await fetch(`${server.url}/comments/${server.tenant.tenantId}/${id}/vote?urlId=${URL_ID}${sessionId ? `&sessionId=${sessionId}` : ''}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ voteDir: 'up', url: null, commenterName: null, commenterEmail: null }),
+    });
+    const body = (await voted.json()) as { user?: { sessionId?: string } };
+    if (voted.status !== 200) throw new Error(`voting answered ${voted.status} ${JSON.stringify(body)}`);
+    sessionId = body.user?.sessionId ?? sessionId;
+  }
+  const personalPath = `${path}&sessionId=${sessionId}`;
+  const personal = await raw(`${server.url}${personalPath}`, undefined);
+  if (personal.status !== 200 || !personal.body.includes('"isVotedUp":true')) throw new Error(`the signed-in read answered ${personal.status} ${personal.body.toString().slice(0, 200)}`);
+  const signed = await ctx.compare({
+    label: `GET ${path}&sessionId (signed-in reader with 5 votes, identity)`,
+    subject: { url: `${server.url}${personalPath}`, serverPid: server.pid },
+    baseline: { url: `${ceiling.url}${path}` },
+    baselineLabel: 'same-size bytes from bare uWebSockets.js (identity)',
+  });
+  ctx.figure({ key: 'signedInRatio', label: 'signed-in reader: throughput ÷ same-bytes ceiling', value: signed.ratio, unit: '×', digits: 3 });
+  ctx.figure({ key: 'signedInRps', label: 'signed-in reader: page views per second', value: signed.subject.rps, unit: 'req/s' });
   ctx.note('No identity, no API key: the anonymous reader of a public page. Page loads are counted in the tenant\'s daily usage in memory and sent in batches.');
 }
 
@@ -89,6 +113,7 @@ export const publicCommentsGet: Suite = {
     { figure: 'identityRatio', op: '>=', value: 0.9, description: 'identity: share of the same-bytes ceiling' },
     { figure: 'gzipRatio', op: '>=', value: 0.9, description: 'gzip: share of the same-bytes ceiling' },
     { figure: 'brRatio', op: '>=', value: 0.9, description: 'brotli: share of the same-bytes ceiling' },
+    { figure: 'signedInRatio', op: '>=', value: 0.5, description: 'signed-in reader: share of the same-bytes ceiling' },
     { figure: 'identityFailed', op: '<=', value: 0, description: 'failed requests under load' },
   ],
   run,
