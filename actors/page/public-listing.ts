@@ -16,7 +16,7 @@
  * its `parentId`); with `asTree` replies are nested under `children`. A search (`searchText`,
  * `hashTags`) answers matching comments of every level, flat, in the order asked.
  */
-import { type CommentDoc, isVisible } from './comment-doc.js';
+import type { CommentDoc } from './comment-doc.js';
 import { editKeyFor } from './edit-key.js';
 import type { SortDirection } from './listing.js';
 import { isOwnComment, ownFields, publicCommentJson } from './public-comment.js';
@@ -65,8 +65,8 @@ export interface PublicSource {
   sorted(direction: SortDirection): readonly string[];
   /** Visible replies of a comment (null: root comments), in this order. */
   children(parentId: string | null, direction: SortDirection): readonly string[];
-  /** Every comment held (for a reader's own pending ones). */
-  all(): Iterable<CommentDoc>;
+  /** Comments held that readers do not see (awaiting approval, spam): a reader's own are shown to them. */
+  hidden(): readonly CommentDoc[];
   /** The poll of a comment, if it has one. */
   poll(id: string): unknown;
   /** The reader's vote on a comment. */
@@ -111,7 +111,7 @@ class Builder {
   ) {
     if (reader === null || (reader.userId === null && reader.anonUserId === null)) return;
     // The reader's own held comments (awaiting approval, or taken for spam): theirs to see.
-    const mine = [...source.all()].filter((d) => !isVisible(d) && !d.isDeleted && isOwnComment(d, reader));
+    const mine = source.hidden().filter((d) => !d.isDeleted && isOwnComment(d, reader));
     mine.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
     for (const doc of mine) {
       const list = this.#pending.get(doc.parentId);

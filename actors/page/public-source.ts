@@ -1,4 +1,5 @@
 /** What the widget API's listing reads of a page actor's state (public-listing.ts). */
+import { type CommentDoc, isVisible } from './comment-doc.js';
 import { flagId } from './flag-doc.js';
 import type { SortDirection } from './listing.js';
 import type { PageState } from './page-state.js';
@@ -11,13 +12,29 @@ export function publicSource(state: PageState): PublicSource {
     doc: (id) => state.comments.get(id),
     sorted: (direction) => base.sorted(direction),
     children: (parentId, direction) => base.children(parentId, direction),
-    all: () => state.comments.values(),
+    hidden: () => hiddenOf(state, base.sorted('MR')),
     poll: (id) => state.polls.get(id),
     voteOf: (commentId, voterKey) => state.votes.held(commentId, voterKey),
     flagged: (commentId, voterKey) => state.flags.has(flagId(commentId, voterKey)),
     isClosed: state.page?.isClosed === true,
     counts: () => state.counts(),
   };
+}
+
+/**
+ * The page's hidden comments, kept per version of its most-relevant list: the state rebuilds
+ * that list (a new array) whenever any comment changed (`touch`, `restructure`), so a
+ * signed-in read does not scan every comment of the page, and never sees a stale one.
+ */
+const hiddenByVersion = new WeakMap<readonly string[], readonly CommentDoc[]>();
+
+function hiddenOf(state: PageState, version: readonly string[]): readonly CommentDoc[] {
+  let hidden = hiddenByVersion.get(version);
+  if (hidden === undefined) {
+    hidden = [...state.comments.values()].filter((d) => !isVisible(d));
+    hiddenByVersion.set(version, hidden);
+  }
+  return hidden;
 }
 
 const DIRECTIONS: readonly SortDirection[] = ['OF', 'NF', 'MR'];

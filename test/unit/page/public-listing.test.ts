@@ -43,7 +43,7 @@ function source(docs: CommentDoc[], votes: Record<string, { id: string; directio
     doc: (id) => byId.get(id),
     sorted: (dir: SortDirection) => [...visible].sort(comparator(dir)).map((d) => d._id),
     children: (parentId, dir) => visible.filter((d) => d.parentId === parentId).sort(comparator(dir)).map((d) => d._id),
-    all: () => docs,
+    hidden: () => docs.filter((d) => !d.approved || d.isSpam),
     poll: () => undefined,
     voteOf: (commentId, voterKey) => votes[`${commentId}|${voterKey}`],
     flagged: () => false,
