@@ -71,5 +71,5 @@ function spend(app: AppServices, req: IncomingRequest, headers: Headers): void {
   headers.push(...corsHeaders(req));
   const client = limitKey(req.ip);
   app.limits.requests.spend(client, 'requests');
-  if (req.method !== 'GET' && req.method !== 'OPTIONS') app.limits.writes.spend(client, 'likes and reactions');
+  if (req.method !== 'GET' && req.method !== 'OPTIONS') app.limits.writes.spend(client, 'writes');
 }

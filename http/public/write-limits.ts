@@ -1,8 +1,8 @@
 /**
- * Per-client limits of the widget API's writes, beyond the budget every public request spends
- * (http/public-access.ts): posting or editing a comment spends `PUBLIC_COMMENTS_PER_MINUTE`
- * (much tighter than reads); votes, flags, blocks, pins and locks spend the public write budget
- * (`PUBLIC_WRITE_RATE`). Buckets are per process and bounded in memory (http/rate-limit.ts).
+ * Per-client limits of the widget API's writes, beyond the budgets every public request spends
+ * (http/public-access.ts: `PUBLIC_READ_RATE` for every request, `PUBLIC_WRITE_RATE` for every
+ * one but GET): posting or editing a comment also spends `PUBLIC_COMMENTS_PER_MINUTE`, much
+ * tighter. Buckets are per process and bounded in memory (http/rate-limit.ts).
  */
 import { limitKey } from '../client-address.js';
 import { TokenBuckets } from '../rate-limit.js';

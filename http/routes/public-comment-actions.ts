@@ -15,7 +15,6 @@ import { ApiError } from '../../engine/errors.js';
 import { assertMayManage, assertMayWrite, assertModerator, BROADCAST_ID, commentNotFound, findComment, OBJECT_ID, TENANT_ID } from '../public/comment-access.js';
 import { ensureSession, readerKey, type ReaderQuery, resolveReader } from '../public/reader.js';
 import { spendCommentPost } from '../public/write-limits.js';
-import { limitKey } from '../client-address.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
 import { nullableText, text, URL_ID } from './page-context.js';
@@ -38,11 +37,6 @@ const VOTERS_QUERY: Schema = { type: 'object', properties: { ...identity, dir: {
 
 /** Names a public vote list shows at most. */
 const VOTER_NAMES_MAX = 50;
-
-/** Spends one public write of the client (votes, pins, locks). */
-function spendWrite(req: RouteRequest<unknown, unknown>): void {
-  req.app.limits.writes.spend(limitKey(req.ip), 'votes and changes');
-}
 
 function ids(req: RouteRequest<unknown, unknown>): { tenantId: string; commentId: string } {
   return { tenantId: req.params['tenantId']!, commentId: req.params['commentId']! };
@@ -88,7 +82,6 @@ function moderation(path: string, changes: Record<string, boolean>, answer: 'pos
     query: MOD_QUERY,
     handle: async (req) => {
       const { tenantId, commentId } = ids(req);
-      spendWrite(req);
       assertModerator(await resolveReader(req, tenantId));
       const result = await patch(req, tenantId, commentId, changes);
       if (answer === 'empty') return {};
@@ -163,7 +156,6 @@ export const publicCommentActionRoutes = [
     params: COMMENT_PARAMS,
     query: EDIT_QUERY,
     handle: async (req) => {
-      spendWrite(req);
       const { tenantId, commentId, found } = await owned(req);
       const { app } = req;
       const page = pageActorId(tenantId, found.urlId);
@@ -192,7 +184,6 @@ export const publicCommentActionRoutes = [
       required: ['voteDir'],
     },
     handle: async (req) => {
-      spendWrite(req);
       const { app, body } = req;
       const { tenantId, commentId } = ids(req);
       const found = await findComment(app, tenantId, commentId);
@@ -229,7 +220,6 @@ export const publicCommentActionRoutes = [
     params: VOTE_PARAMS,
     query: VOTE_QUERY,
     handle: async (req) => {
-      spendWrite(req);
       const { app } = req;
       const { tenantId, commentId } = ids(req);
       const voteId = req.params['voteId']!;

@@ -8,10 +8,9 @@ import { pageLocator } from '../../actors/page/locator.js';
 import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { ApiError } from '../../engine/errors.js';
-import { limitKey } from '../client-address.js';
 import { assertMayWrite, commentNotFound, findComment, OBJECT_ID, TENANT_ID } from '../public/comment-access.js';
 import { ensureSession, type Reader, readerKey, type ReaderQuery, resolveReader } from '../public/reader.js';
-import { route, type RouteRequest, type Schema } from '../route.js';
+import { route, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
 import { text } from './page-context.js';
 
@@ -30,10 +29,6 @@ const CHECK_QUERY: Schema = { type: 'object', properties: { ...identity, comment
 /** Comments whose status one call may ask about. */
 const IDS_MAX = 500;
 const BLOCK_BODY: Schema = { type: 'object', properties: { commentIds: { type: ['array', 'null'], items: text(128), maxItems: IDS_MAX } }, required: ['commentIds'] };
-
-function spendWrite(req: RouteRequest<unknown, unknown>): void {
-  req.app.limits.writes.spend(limitKey(req.ip), 'flags and blocks');
-}
 
 /** For each comment id, whether the reader has its author blocked; unknown ids (even `undefined`) answer false. */
 async function statuses(app: AppServices, tenantId: string, ids: readonly string[], blocked: ReadonlySet<string>): Promise<Record<string, boolean>> {
@@ -68,7 +63,6 @@ function blockRoute(method: 'POST' | 'DELETE', action: 'block' | 'unblock') {
     query: BLOCK_QUERY,
     body: BLOCK_BODY,
     handle: async (req) => {
-      spendWrite(req);
       const { app } = req;
       const tenantId = req.query.tenantId;
       const commentId = req.params['commentId']!;
@@ -96,7 +90,6 @@ export const publicFlagBlockRoutes = [
     params: COMMENT_PARAM,
     query: FLAG_QUERY,
     handle: async (req) => {
-      spendWrite(req);
       const { app } = req;
       const tenantId = req.query.tenantId;
       const commentId = req.params['commentId']!;
