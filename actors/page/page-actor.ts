@@ -53,6 +53,8 @@ export class PageActor extends Actor<PageProtocol> {
   readonly #public = new PublicAnswers();
   /** The `broadcastId` of the widget write being handled: copied into every event it publishes. */
   #broadcastId: string | undefined;
+  /** A widget pin being handled: its `updated-comment` event carries the comment's new place. */
+  #positionsOf: string | undefined;
   /** The effects the page's modules may have, bound once per activation. */
   readonly #host: PageHost = {
     state: this.#state,
@@ -62,8 +64,7 @@ export class PageActor extends Actor<PageProtocol> {
     put: (collection, doc) => this.put(collection, doc),
     insert: (collection, doc) => this.insert(collection, doc),
     remove: (collection, id) => this.remove(collection, id),
-    publish: (event: LiveEvent) =>
-      this.publish(pageTopic(this.#state.tenantId, this.#state.urlId), this.#broadcastId === undefined ? event : { ...event, broadcastId: this.#broadcastId }),
+    publish: (event: LiveEvent) => this.publish(pageTopic(this.#state.tenantId, this.#state.urlId), this.#stamped(event)),
     accessChanged: () => this.publish(tenantTopic(this.#state.tenantId), accessChanged(this.#state.tenantId, this.#state.urlId)),
     announceWebhooks: (events) => this.publish(webhooksTopic(this.#state.tenantId), events),
     commitNow: (ops: readonly WriteOp[]) => this.commitNow(ops),
@@ -77,6 +78,17 @@ export class PageActor extends Actor<PageProtocol> {
       this.clearView(PAGE_VIEWS.publicAnswers);
     };
     await this.#load();
+  }
+
+  /** An event as the widget write being handled publishes it (see `#broadcasting`). */
+  #stamped(event: LiveEvent): LiveEvent {
+    let out = event;
+    if (this.#broadcastId !== undefined) out = { ...out, broadcastId: this.#broadcastId };
+    const pinned = this.#positionsOf;
+    if (pinned !== undefined && out.type === 'updated-comment') {
+      out = { ...out, extraInfo: { ...out.extraInfo, commentPositions: commentPositions(publicSource(this.#state), pinned) } };
+    }
+    return out;
   }
 
   /**
@@ -183,7 +195,13 @@ export class PageActor extends Actor<PageProtocol> {
     createComment: (request) => this.#broadcasting(request.broadcastId, () => createComment(this.#host, request)),
     patchComment: async (request) => {
       const doc = await this.#own(request.commentId);
-      return this.#broadcasting(request.broadcastId, () => patchComment(this.#host, doc, request));
+      if (request.withPositions !== true) return this.#broadcasting(request.broadcastId, () => patchComment(this.#host, doc, request));
+      this.#positionsOf = request.commentId;
+      try {
+        return await this.#broadcasting(request.broadcastId, () => patchComment(this.#host, doc, request));
+      } finally {
+        this.#positionsOf = undefined;
+      }
     },
     deleteComment: async ({ commentId, isLive, webhooks, broadcastId }) => {
       const doc = await this.#own(commentId);

@@ -242,6 +242,11 @@ export type PageProtocol = {
 /** Messages that carry the `broadcastId` of the widget write that caused them (copied into its live events). */
 export interface Broadcast {
   readonly broadcastId?: string;
+  /**
+   * A pin or unpin from the widget: the `updated-comment` event carries the comment's new place
+   * (`extraInfo.commentPositions`), which moves it in every reader's list.
+   */
+  readonly withPositions?: boolean;
 }
 
 /** `page:<tenantId>:<urlId>` */

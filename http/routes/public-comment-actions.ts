@@ -43,7 +43,7 @@ function ids(req: RouteRequest<unknown, unknown>): { tenantId: string; commentId
 }
 
 /** Changes a comment through its page (published live with the writer's `broadcastId`). */
-async function patch(req: RouteRequest<ActionQuery, unknown>, tenantId: string, commentId: string, changes: Record<string, unknown>) {
+async function patch(req: RouteRequest<ActionQuery, unknown>, tenantId: string, commentId: string, changes: Record<string, unknown>, withPositions = false) {
   const { app } = req;
   const found = await findComment(app, tenantId, commentId);
   return pageLocator(app.system).ask(
@@ -59,6 +59,7 @@ async function patch(req: RouteRequest<ActionQuery, unknown>, tenantId: string, 
       userIdForEmail: null,
       webhooks: await webhookTargets(app.system, tenantId),
       ...(req.query.broadcastId ? { broadcastId: req.query.broadcastId } : {}),
+      ...(withPositions ? { withPositions } : {}),
     },
     commentNotFound(commentId),
   );
@@ -83,7 +84,7 @@ function moderation(path: string, changes: Record<string, boolean>, answer: 'pos
     handle: async (req) => {
       const { tenantId, commentId } = ids(req);
       assertModerator(await resolveReader(req, tenantId));
-      const result = await patch(req, tenantId, commentId, changes);
+      const result = await patch(req, tenantId, commentId, changes, answer === 'positions');
       if (answer === 'empty') return {};
       const urlId = String(result.comment['urlId']);
       const commentPositions = await req.app.system.ask(PageKind, pageActorId(tenantId, urlId), 'commentPositions', { commentId });

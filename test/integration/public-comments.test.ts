@@ -115,16 +115,24 @@ for (const storage of storages()) {
       assert.equal(forged.status, 403);
       const bySession = await text({ sessionId: session });
       assert.deepEqual([bySession.status, bySession.body.commentText], [200, 'Mine']);
-      const byKey = await update({ editKey: mine.body.comment.editKey }, 'Mine, *edited*');
+      const watcher = await connectLive(t, (await read(urlId)).body);
+      const editBroadcast = broadcast();
+      const byKey = await widget(t, 'POST', `/comments/${tenantId}/${id}/update-text`, { broadcastId: editBroadcast, editKey: mine.body.comment.editKey }, { comment: 'Mine, *edited*' });
       assert.equal(byKey.status, 200, JSON.stringify(byKey.body));
+      const edited = await nextOf(watcher, LIVE_EVENT_TYPES.updatedComment);
+      assert.deepEqual([edited.comment._id, edited.broadcastId, edited.comment.editKey], [id, editBroadcast, undefined]);
       assert.equal(byKey.body.comment.approved, true);
       assert.match(byKey.body.comment.commentHTML, /<i>edited<\/i>/);
       assert.equal((await text({ sessionId: session })).body.commentText, 'Mine, *edited*');
 
       const notMine = await widget(t, 'DELETE', `/comments/${tenantId}/${theirs.body.comment._id}`, { broadcastId: broadcast(), sessionId: session });
       assert.deepEqual([notMine.status, notMine.body.code], [403, 'edit-key-invalid']);
-      const deleted = await widget(t, 'DELETE', `/comments/${tenantId}/${id}`, { broadcastId: broadcast(), editKey: mine.body.comment.editKey });
+      const deleteBroadcast = broadcast();
+      const deleted = await widget(t, 'DELETE', `/comments/${tenantId}/${id}`, { broadcastId: deleteBroadcast, editKey: mine.body.comment.editKey });
       assert.deepEqual([deleted.status, deleted.body.hardRemoved], [200, true]);
+      const gone = await nextOf(watcher, LIVE_EVENT_TYPES.deletedComment);
+      assert.deepEqual([gone.comment._id, gone.broadcastId], [id, deleteBroadcast]);
+      watcher.close();
       const replayed = await widget(t, 'DELETE', `/comments/${tenantId}/${id}`, { broadcastId: broadcast(), editKey: mine.body.comment.editKey });
       assert.deepEqual([replayed.status, replayed.body.code], [404, 'not-found'], 'a replayed delete finds nothing');
       const left = await read(urlId);
@@ -210,6 +218,8 @@ for (const storage of storages()) {
       const pin = await widget(t, 'POST', `/comments/${tenantId}/${posted.body.comment._id}/pin`, { broadcastId: broadcast(), sso: admin });
       assert.equal(pin.status, 200, JSON.stringify(pin.body));
       assert.equal(pin.body.commentPositions.MR.before, null, 'a pinned comment comes first');
+      const moved = await nextOf(watcher, LIVE_EVENT_TYPES.updatedComment);
+      assert.deepEqual([moved.comment._id, moved.comment.isPinned, moved.extraInfo.commentPositions.MR.before], [posted.body.comment._id, true, null]);
       const first = await read(urlId, { direction: 'NF' });
       assert.equal(first.body.comments[0]._id, posted.body.comment._id);
       const lockBroadcast = broadcast();
