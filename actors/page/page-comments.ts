@@ -106,7 +106,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     mentions: [...input.mentions],
     hashTags: tags.hashTags,
     hashTagKeys: tags.keys,
-    authorKey: authorKeyOf(userId, input.commenterEmail),
+    authorKey: authorKeyOf(userId, input.commenterEmail, input.anonUserId ?? null),
     notificationSentForParent: false,
     expireAt: null,
     meta: input.meta,
@@ -184,6 +184,7 @@ function isRepeat(host: PageHost, input: NewCommentInput, text: string): boolean
   for (const doc of host.state.comments.values()) {
     const sameAuthor =
       (input.userId !== null && doc.userId === input.userId) ||
+      (input.anonUserId != null && doc.anonUserId === input.anonUserId) ||
       (email !== null && doc.commenterEmail?.toLowerCase() === email) ||
       (input.userId === null && email === null && doc.authorKey === null && doc.commenterName === input.commenterName);
     if (sameAuthor && repeatKey(doc.comment) === key) return true;

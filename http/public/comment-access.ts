@@ -4,7 +4,7 @@
  */
 import { editKeyMatches } from '../../actors/page/edit-key.js';
 import { pageLocator } from '../../actors/page/locator.js';
-import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
+import { TenantKind, tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { ApiError } from '../../engine/errors.js';
 import type { RouteRequest, Schema } from '../route.js';
@@ -67,4 +67,21 @@ export function assertMayWrite(settings: Settings, reader: Reader): void {
   if (settings.requireSSO && (reader.sso === undefined || !reader.sso.secure)) {
     throw new ApiError('sso-required', 'This page requires single sign-on: sign in to take part.');
   }
+}
+
+/** The tenant-wide switches the widget API applies to every reader's comment (the tenant record's). */
+export interface TenantRules {
+  /** `enableSpamFilter` (on unless turned off): spam rules and the repeat check. */
+  readonly spamFilter: boolean;
+  /** `commentsRequireApproval`: readers' comments (and edits) wait for a moderator. */
+  readonly requireApproval: boolean;
+  /** `enableProfanityFilter`. */
+  readonly profanity: boolean;
+}
+
+/** Reads the tenant's rules from its record. */
+export async function tenantRules(app: AppServices, tenantId: string): Promise<TenantRules> {
+  const { tenant } = await app.system.ask(TenantKind, tenantId, 'read', null);
+  const doc = tenant as unknown as Record<string, unknown>;
+  return { spamFilter: doc['enableSpamFilter'] !== false, requireApproval: doc['commentsRequireApproval'] === true, profanity: doc['enableProfanityFilter'] === true };
 }

@@ -12,7 +12,7 @@ import { UserKind, userActorId } from '../../actors/user/protocol.js';
 import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
-import { assertMayManage, assertMayWrite, assertModerator, BROADCAST_ID, commentNotFound, findComment, OBJECT_ID, TENANT_ID } from '../public/comment-access.js';
+import { assertMayManage, assertMayWrite, assertModerator, BROADCAST_ID, commentNotFound, findComment, OBJECT_ID, TENANT_ID, tenantRules } from '../public/comment-access.js';
 import { ensureSession, readerKey, type ReaderQuery, resolveReader } from '../public/reader.js';
 import { spendCommentPost } from '../public/write-limits.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
@@ -145,7 +145,11 @@ export const publicCommentActionRoutes = [
       const { tenantId, commentId, found, reader } = await owned(req);
       assertMayWrite(found.settings, reader);
       if (found.view['isLocked'] === true && !reader.isModerator) throw new ApiError('locked');
-      const result = await patch(req, tenantId, commentId, { comment: req.body.comment });
+      // Under pre-moderation an edited comment waits for a moderator again.
+      const rules = await tenantRules(req.app, tenantId);
+      const changes: Record<string, unknown> = { comment: req.body.comment };
+      if (rules.requireApproval && !reader.isModerator && found.view['approved'] !== false) changes['approved'] = false;
+      const result = await patch(req, tenantId, commentId, changes);
       return { comment: { approved: result.comment['approved'] !== false, commentHTML: String(result.comment['commentHTML']) } };
     },
   }),

@@ -20,7 +20,7 @@ import type { Settings } from '../../actors/tenant/widget-config.js';
 import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { clock } from '../../engine/clock.js';
 import { assertMayListen } from '../live/page-access.js';
-import { assertMayWrite, BROADCAST_ID, TENANT_ID } from '../public/comment-access.js';
+import { assertMayWrite, BROADCAST_ID, TENANT_ID, tenantRules } from '../public/comment-access.js';
 import { PUBLIC_READ_QUERY, type PublicReadQuery, readyRead, resolvePublicQuery } from '../public/read-query.js';
 import { blockedBy, carriesNoIdentity, ensureSession, isIdentified, listingReader, type Reader, type ReaderQuery, resolveReader, sessionInfo } from '../public/reader.js';
 import { spendCommentPost } from '../public/write-limits.js';
@@ -192,13 +192,6 @@ interface CommentData {
   [field: string]: unknown;
 }
 
-/** The tenant-wide moderation switches the widget API applies to every comment. */
-async function moderation(app: AppServices, tenantId: string): Promise<{ spamFilter: boolean; requireApproval: boolean; profanity: boolean }> {
-  const { tenant } = await app.system.ask(TenantKind, tenantId, 'read', null);
-  const doc = tenant as unknown as Record<string, unknown>;
-  return { spamFilter: doc['enableSpamFilter'] !== false, requireApproval: doc['commentsRequireApproval'] === true, profanity: doc['enableProfanityFilter'] === true };
-}
-
 async function postComment(req: RouteRequest<PostQuery, CommentData>): Promise<RouteResult> {
   const { app, body, query } = req;
   const tenantId = req.params['tenantId']!;
@@ -209,7 +202,7 @@ async function postComment(req: RouteRequest<PostQuery, CommentData>): Promise<R
   const settings = await tenantSettings(app.system, tenantId, urlId);
   let reader = await resolveReader(req, tenantId);
   assertMayWrite(settings, reader);
-  const rules = await moderation(app, tenantId);
+  const rules = await tenantRules(app, tenantId);
   const sso = reader.sso?.user;
   const name = sso !== undefined ? (sso.displayName || sso.username) : checkName(body.commenterName);
   const email = sso !== undefined ? sso.email : checkEmail(body.commenterEmail);

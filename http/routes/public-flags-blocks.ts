@@ -73,7 +73,7 @@ function blockRoute(method: 'POST' | 'DELETE', action: 'block' | 'unblock') {
       reader = ensureSession(req, reader);
       const author = await pageLocator(app.system).ask('comment', tenantId, commentId, 'author', { commentId }, commentNotFound(commentId));
       if (author === null) throw new ApiError('cannot-block-anonymous');
-      if (author === `u:${reader.userId}`) throw new ApiError('invalid-param', 'A reader cannot block themselves.');
+      if (author === readerKey(reader)) throw new ApiError('invalid-param', 'A reader cannot block themselves.');
       await app.system.ask(BlockKind, blockActorId(tenantId, readerKey(reader)!), action, { authorKey: author });
       const blocked = await blockedSet(app, reader);
       return { commentStatuses: await statuses(app, tenantId, [commentId, ...(req.body.commentIds ?? [])], blocked) };

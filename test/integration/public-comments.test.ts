@@ -177,6 +177,13 @@ for (const storage of storages()) {
         assert.equal(approved.status, 200);
         assert.equal((await nextOf(watcher, LIVE_EVENT_TYPES.newComment)).comment._id, held.body.comment._id, 'the first new-comment is the approval');
         assert.equal((await read(urlId)).body.comments.length, 1);
+        // An edit sends it back to moderation: it leaves readers' view, its author still sees it.
+        const edited = await widget(t, 'POST', `/comments/${tenantId}/${held.body.comment._id}/update-text`, { broadcastId: broadcast(), sessionId: session }, { comment: 'Edited after approval' });
+        assert.equal(edited.status, 200, JSON.stringify(edited.body));
+        assert.equal(edited.body.comment.approved, false);
+        assert.equal((await nextOf(watcher, LIVE_EVENT_TYPES.deletedComment)).comment._id, held.body.comment._id);
+        assert.deepEqual((await read(urlId)).body.comments, []);
+        assert.equal((await read(urlId, { sessionId: session })).body.comments.length, 1);
         watcher.close();
       } finally {
         await t.api('PATCH', `/api/v1/tenants/${tenantId}`, { body: { commentsRequireApproval: false } });
@@ -244,7 +251,13 @@ for (const storage of storages()) {
       const blocked = await widget(t, 'POST', `/block-from-comment/${trollId}`, { tenantId, sessionId: session }, { commentIds: [trollId, ghost.body.comment._id, 'undefined'] });
       assert.equal(blocked.status, 200, JSON.stringify(blocked.body));
       assert.deepEqual(blocked.body.commentStatuses, { [trollId]: true, [ghost.body.comment._id]: false, undefined: false });
-      const anonymous = await widget(t, 'POST', `/block-from-comment/${ghost.body.comment._id}`, { tenantId, sessionId: session }, { commentIds: [] });
+      // A guest without an email is blocked by its session.
+      const ghostBlocked = await widget(t, 'POST', `/block-from-comment/${ghost.body.comment._id}`, { tenantId, sessionId: session }, { commentIds: [ghost.body.comment._id] });
+      assert.deepEqual(ghostBlocked.body.commentStatuses, { [ghost.body.comment._id]: true });
+      assert.equal((await widget(t, 'DELETE', `/block-from-comment/${ghost.body.comment._id}`, { tenantId, sessionId: session }, { commentIds: [] })).status, 200);
+      // A comment the API stored with neither user, email nor session has no author to block.
+      const nobody = await t.api<{ comment: { _id: string } }>('POST', '/api/v1/comments', { body: { commenterName: 'Nobody', comment: 'Hi', url: 'https://blog.example.com/blocks', urlId, locale: 'en_us' } });
+      const anonymous = await widget(t, 'POST', `/block-from-comment/${nobody.body.comment._id}`, { tenantId, sessionId: session }, { commentIds: [] });
       assert.deepEqual([anonymous.status, anonymous.body.code], [400, 'cannot-block-anonymous']);
       const seen = await read(urlId, { sessionId: session });
       assert.equal(seen.body.comments.find((c: any) => c._id === trollId).isBlocked, true);
