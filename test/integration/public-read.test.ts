@@ -166,7 +166,7 @@ for (const storage of storages()) {
   describe(`widget API write limits on ${storage}`, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(storage, { publicCommentsPerMinute: 1, publicCommentBurst: 2 });
+      t = await startTestServer(storage, { publicCommentsPerMinute: 1, publicCommentBurst: 3, anonSessionsPerHour: 4 });
     });
     after(async () => {
       await t.destroy();
@@ -175,10 +175,14 @@ for (const storage of storages()) {
     test('posting is limited per client much more tightly than reading', async () => {
       const tenantId = t.tenant.tenantId;
       const from = { 'x-forwarded-for': '10.9.0.1' };
-      const post = () => widget(t, 'POST', `/comments/${tenantId}`, { urlId: '/limits', broadcastId: broadcast() }, commentData('/limits', `Hi ${Math.random()}`), from);
-      assert.equal((await post()).status, 200);
-      assert.equal((await post()).status, 200);
-      const third = await post();
+      const post = (sessionId?: string) => widget(t, 'POST', `/comments/${tenantId}`, { urlId: '/limits', broadcastId: broadcast(), sessionId }, commentData('/limits', `Hi ${Math.random()}`), from);
+      const first = await post();
+      assert.equal(first.status, 200);
+      // A flood of new sessions from one client is cut short (one new session at once here).
+      const newSession = await post();
+      assert.deepEqual([newSession.status, newSession.body.code], [429, 'rate-limited']);
+      assert.equal((await post(first.body.user.sessionId)).status, 200, 'the session carried by sessionId goes on');
+      const third = await post(first.body.user.sessionId);
       assert.deepEqual([third.status, third.body.code], [429, 'rate-limited']);
       assert.ok(Number(third.headers.get('retry-after')) >= 1);
       for (let i = 0; i < 10; i++) assert.equal((await widget(t, 'GET', `/comments/${tenantId}`, { urlId: '/limits' })).status, 200);
