@@ -24,6 +24,7 @@ import { startLive } from './live/live-channels.js';
 import { ChargeBatcher } from './charge-batcher.js';
 import { createPipeline } from './pipeline.js';
 import { publicLimits } from './rate-limit.js';
+import { publicReadLane } from './public/fast-read.js';
 import { ROUTES } from './routes/index.js';
 import type { AppServices } from './services.js';
 import { assertNativeUws, HttpServer } from './uws.js';
@@ -134,6 +135,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);
+  // The anonymous page view, answered from kept bytes before the pipeline (docs/public-api.md).
+  http.fastGet('/comments/:tenantId', publicReadLane(services), pipeline.handle);
   http.onRequest(pipeline.handle);
   const port = await http.listen(config.host, config.port);
   email.start(port, secret);

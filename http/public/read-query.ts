@@ -128,6 +128,11 @@ export interface ReadyRead {
 const ready = new WeakMap<Settings, Map<string, ReadyRead>>();
 const READS_PER_SETTINGS = 256;
 
+/** The anonymous read of `rawQuery` under `settings`, if it was resolved already. */
+export function knownRead(settings: Settings, rawQuery: string): ReadyRead | undefined {
+  return ready.get(settings)?.get(rawQuery);
+}
+
 /** The anonymous read of `rawQuery` under `settings`, resolved once and remembered. */
 export function readyRead(settings: Settings, rawQuery: string, make: () => ReadyRead): ReadyRead {
   let reads = ready.get(settings);

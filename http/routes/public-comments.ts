@@ -24,6 +24,7 @@ import { assertMayWrite, BROADCAST_ID, TENANT_ID, tenantRules } from '../public/
 import { PUBLIC_READ_QUERY, type PublicReadQuery, readyRead, resolvePublicQuery } from '../public/read-query.js';
 import { blockedBy, carriesNoIdentity, ensureSession, isIdentified, listingReader, type Reader, type ReaderQuery, resolveReader, sessionInfo } from '../public/reader.js';
 import { spendCommentPost } from '../public/write-limits.js';
+import { rememberLaneRead } from '../public/fast-read.js';
 import { CustomReply, RawJson, route, type RouteRequest, type RouteResult, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
 import { freeForm } from '../validation.js';
@@ -120,6 +121,8 @@ function readComments(req: RouteRequest<PublicReadQuery, undefined>): RouteResul
   }
   return askAnswer(req, tenantId, urlId).then((answer) => {
     countPageLoad(req.app, tenantId);
+    // The next views of this query string may take the fast lane (http/public/fast-read.ts).
+    if (carriesNoIdentity(req)) rememberLaneRead(req.app, tenantId, req.rawQuery, urlId);
     return answer;
   });
 }

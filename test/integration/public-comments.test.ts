@@ -276,6 +276,24 @@ for (const storage of storages()) {
       assert.deepEqual([voters.status, voters.body.voteUserNames], [200, []]);
     });
 
+    test('a kept page view still checks the site and answers CORS only to it', async () => {
+      const urlId = '/kept';
+      assert.equal((await post(urlId, commentData(urlId, 'Kept'))).status, 200);
+      for (let i = 0; i < 3; i++) {
+        const r = await read(urlId);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+        assert.equal(r.headers.get('access-control-allow-credentials'), 'true');
+      }
+      const evil = await widget(t, 'GET', `/comments/${tenantId}`, { urlId }, undefined, { origin: 'https://evil.example' });
+      assert.deepEqual([evil.status, evil.body.code, evil.headers.get('access-control-allow-origin')], [403, 'domain-not-allowed', null]);
+      const referred = await widget(t, 'GET', `/comments/${tenantId}`, { urlId }, undefined, { origin: '', referer: 'https://evil.example/page' });
+      assert.equal(referred.status, 403);
+      const withCookie = await widget(t, 'GET', `/comments/${tenantId}`, { urlId }, undefined, { cookie: 'fc_anon=AAAAAAAAAAAAAAAAAAAAAA' });
+      assert.equal(withCookie.status, 200);
+      assert.notEqual(withCookie.body.user, null, 'a session reader gets its own answer');
+    });
+
     test('bad input gets a clear refusal and changes nothing', async () => {
       const urlId = '/bad';
       const tooBig = await post(urlId, commentData(urlId, 'x'.repeat(50_001)));
