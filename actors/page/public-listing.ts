@@ -77,6 +77,9 @@ export interface PublicSource {
   counts(): { commentCount: number; rootCommentCount: number };
 }
 
+/** Levels of replies nested in tree mode at most, whatever `maxTreeDepth` says (deeper ones: `hasChildren`). */
+export const MAX_TREE_DEPTH = 100;
+
 /** The per-document public JSON: documents are replaced on every change, so the cache never goes stale. */
 const jsonCache = new WeakMap<CommentDoc, { poll: unknown; json: string }>();
 
@@ -157,7 +160,7 @@ class Builder {
     let extra = `,"hasChildren":${replies.length > 0}`;
     if (this.q.countChildren) extra += `,"childCount":${replies.length}`;
     let nested = 0;
-    if (replies.length > 0 && (this.q.maxTreeDepth === null || depth < this.q.maxTreeDepth)) {
+    if (replies.length > 0 && depth < Math.min(this.q.maxTreeDepth ?? MAX_TREE_DEPTH, MAX_TREE_DEPTH)) {
       const end = this.q.limitChildren === null ? undefined : this.q.skipChildren + this.q.limitChildren;
       const shown = replies.slice(this.q.skipChildren, end).map((c) => this.tree(c, depth + 1));
       for (const child of shown) nested += 1 + child.nested;
@@ -166,10 +169,15 @@ class Builder {
     return { json: this.item(id, extra), nested };
   }
 
-  /** A root comment and every reply under it, depth first, flat. */
+  /** A root comment and every reply under it, depth first, flat (without recursion: threads may be deep). */
   flat(id: string, out: string[]): void {
-    out.push(this.item(id));
-    for (const child of this.kids(id)) this.flat(child, out);
+    const stack = [id];
+    while (stack.length > 0) {
+      const next = stack.pop()!;
+      out.push(this.item(next));
+      const kids = this.kids(next);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import { editKeyFor, editKeyMatches } from '../../../actors/page/edit-key.js';
 import { comparator, type SortDirection } from '../../../actors/page/listing.js';
 import { accepts, PublicAnswer, SYNC_COMPRESS_MAX } from '../../../actors/page/public-answers.js';
 import { publicCommentJson } from '../../../actors/page/public-comment.js';
-import { type PublicListQuery, publicListJson, type PublicReader, type PublicSource } from '../../../actors/page/public-listing.js';
+import { MAX_TREE_DEPTH, type PublicListQuery, publicListJson, type PublicReader, type PublicSource } from '../../../actors/page/public-listing.js';
 import { isLocalSite } from '../../../http/site-check.js';
 import { eventually } from '../../fixtures/eventually.js';
 
@@ -39,10 +39,19 @@ function doc(id: string, parentId: string | null, minute: number, extra: Partial
 function source(docs: CommentDoc[], votes: Record<string, { id: string; direction: number }> = {}): PublicSource {
   const byId = new Map(docs.map((d) => [d._id, d]));
   const visible = docs.filter((d) => d.approved && !d.isSpam);
+  const byParent = new Map<SortDirection, Map<string | null, string[]>>();
   return {
     doc: (id) => byId.get(id),
     sorted: (dir: SortDirection) => [...visible].sort(comparator(dir)).map((d) => d._id),
-    children: (parentId, dir) => visible.filter((d) => d.parentId === parentId).sort(comparator(dir)).map((d) => d._id),
+    children: (parentId, dir) => {
+      let index = byParent.get(dir);
+      if (index === undefined) {
+        index = new Map();
+        for (const d of [...visible].sort(comparator(dir))) index.set(d.parentId, [...(index.get(d.parentId) ?? []), d._id]);
+        byParent.set(dir, index);
+      }
+      return index.get(parentId) ?? [];
+    },
     hidden: () => docs.filter((d) => !d.approved || d.isSpam),
     poll: () => undefined,
     voteOf: (commentId, voterKey) => votes[`${commentId}|${voterKey}`],
@@ -111,6 +120,17 @@ describe('the public listing', () => {
     const a = answer.comments.find((c) => c['_id'] === 'a')!;
     assert.deepEqual([a['isVotedDown'], a['myVoteId'], a['childCount'], a['nestedChildrenCount']], [true, 'v1', 1, 1]);
     assert.equal(answer.comments.find((c) => c['_id'] === 't')!['isBlocked'], true);
+  });
+
+  test('a very deep thread is listed flat without recursion, and nested at most MAX_TREE_DEPTH levels', () => {
+    const chain = [doc('c0', null, 0)];
+    for (let i = 1; i < 20_000; i++) chain.push(doc(`c${i}`, `c${i - 1}`, i));
+    const flat = parse(publicListJson(source(chain), q, null, ''));
+    assert.equal(flat.comments.length, 20_000);
+    const tree = parse(publicListJson(source(chain), { ...q, asTree: true }, null, ''));
+    let depth = 0;
+    for (let node = tree.comments[0] as Record<string, any>; node['children'] !== undefined; node = node['children'][0]) depth++;
+    assert.equal(depth, MAX_TREE_DEPTH);
   });
 
   test('the projection keeps the public fields only', () => {
