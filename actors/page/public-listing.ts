@@ -75,6 +75,8 @@ export interface PublicSource {
   flagged(commentId: string, voterKey: string): boolean;
   readonly isClosed: boolean;
   counts(): { commentCount: number; rootCommentCount: number };
+  /** An object that is replaced whenever any comment of the page changes (for caches derived from them). */
+  version(): object;
 }
 
 /** Levels of replies nested in tree mode at most, whatever `maxTreeDepth` says (deeper ones: `hasChildren`). */
@@ -92,8 +94,23 @@ function sharedJson(source: PublicSource, doc: CommentDoc): string {
   return json;
 }
 
-/** Pinned first, the rest in the order given. */
+/** Root lists with pinned comments first, per version of the page and per sorted list. */
+const pinnedOrders = new WeakMap<object, WeakMap<readonly string[], readonly string[]>>();
+
+/** Pinned first, the rest in the order given; kept per version, so a read does not scan the page. */
 function pinnedFirst(source: PublicSource, ids: readonly string[]): readonly string[] {
+  const version = source.version();
+  let lists = pinnedOrders.get(version);
+  if (lists === undefined) pinnedOrders.set(version, (lists = new WeakMap()));
+  let ordered = lists.get(ids);
+  if (ordered === undefined) {
+    ordered = pinnedFirstOf(source, ids);
+    lists.set(ids, ordered);
+  }
+  return ordered;
+}
+
+function pinnedFirstOf(source: PublicSource, ids: readonly string[]): readonly string[] {
   let pinned = 0;
   for (const id of ids) if (source.doc(id)?.isPinned) pinned++;
   if (pinned === 0) return ids;

@@ -17,7 +17,9 @@ export function publicSource(state: PageState): PublicSource {
     voteOf: (commentId, voterKey) => state.votes.held(commentId, voterKey),
     flagged: (commentId, voterKey) => state.flags.has(flagId(commentId, voterKey)),
     isClosed: state.page?.isClosed === true,
-    counts: () => state.counts(),
+    counts: () => countsOf(state, base.sorted('MR')),
+    // The state rebuilds its most-relevant list on every change of a comment (touch, restructure).
+    version: () => base.sorted('MR'),
   };
 }
 
@@ -35,6 +37,18 @@ function hiddenOf(state: PageState, version: readonly string[]): readonly Commen
     hiddenByVersion.set(version, hidden);
   }
   return hidden;
+}
+
+const countsByVersion = new WeakMap<readonly string[], { commentCount: number; rootCommentCount: number }>();
+
+/** The page's visible counts, kept per version like `hiddenOf`. */
+function countsOf(state: PageState, version: readonly string[]): { commentCount: number; rootCommentCount: number } {
+  let counts = countsByVersion.get(version);
+  if (counts === undefined) {
+    counts = state.counts();
+    countsByVersion.set(version, counts);
+  }
+  return counts;
 }
 
 const DIRECTIONS: readonly SortDirection[] = ['OF', 'NF', 'MR'];

@@ -13,6 +13,7 @@
  *   reader under SSO rules (anonymous), not an error.
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { BlockKind, blockActorId } from '../../actors/block/protocol.js';
 import { actorKey } from '../../actors/page/protocol.js';
 import type { PublicReader } from '../../actors/page/public-listing.js';
@@ -150,6 +151,21 @@ export async function blockedBy(req: RouteRequest<unknown, unknown>, reader: Rea
   return req.app.system.ask(BlockKind, blockActorId(reader.tenantId, key), 'list', null);
 }
 
+/** Edit secrets of recent readers (an HMAC each), per server. */
+const secrets = new WeakMap<object, LRUCache<string, string>>();
+
+function editSecretOf(req: RouteRequest<unknown, unknown>, tenantId: string, anonUserId: string): string {
+  let cache = secrets.get(req.app.liveIds);
+  if (cache === undefined) secrets.set(req.app.liveIds, (cache = new LRUCache({ max: 10_000 })));
+  const key = `${tenantId}\u0000${anonUserId}`;
+  let secret = cache.get(key);
+  if (secret === undefined) {
+    secret = req.app.liveIds.authorEditSecret(tenantId, anonUserId);
+    cache.set(key, secret);
+  }
+  return secret;
+}
+
 /** The reader as the page actor's personal listing takes it. */
 export function listingReader(req: RouteRequest<unknown, unknown>, reader: Reader, blocked: readonly string[]): PublicReader {
   return {
@@ -157,7 +173,7 @@ export function listingReader(req: RouteRequest<unknown, unknown>, reader: Reade
     anonUserId: reader.anonUserId,
     voterKey: readerKey(reader),
     blocked,
-    editSecret: reader.anonUserId === null ? null : req.app.liveIds.authorEditSecret(reader.tenantId, reader.anonUserId),
+    editSecret: reader.anonUserId === null ? null : editSecretOf(req, reader.tenantId, reader.anonUserId),
   };
 }
 

@@ -238,6 +238,8 @@ for (const storage of storages()) {
       assert.deepEqual([locked.status, locked.body.code], [423, 'locked']);
       assert.equal((await widget(t, 'POST', `/comments/${tenantId}/${posted.body.comment._id}/unlock`, { broadcastId: broadcast(), sso: admin })).status, 200);
       assert.equal((await widget(t, 'POST', `/comments/${tenantId}/${posted.body.comment._id}/unpin`, { broadcastId: broadcast(), sso: admin })).status, 200);
+      const unpinned = await read(urlId, { direction: 'NF' });
+      assert.deepEqual(unpinned.body.comments.map((x: any) => x._id), [simple.body.comment._id, posted.body.comment._id], 'unpinned, it goes back to its place');
       watcher.close();
     });
 

@@ -40,6 +40,7 @@ function source(docs: CommentDoc[], votes: Record<string, { id: string; directio
   const byId = new Map(docs.map((d) => [d._id, d]));
   const visible = docs.filter((d) => d.approved && !d.isSpam);
   const byParent = new Map<SortDirection, Map<string | null, string[]>>();
+  const version = {};
   return {
     doc: (id) => byId.get(id),
     sorted: (dir: SortDirection) => [...visible].sort(comparator(dir)).map((d) => d._id),
@@ -53,6 +54,7 @@ function source(docs: CommentDoc[], votes: Record<string, { id: string; directio
       return index.get(parentId) ?? [];
     },
     hidden: () => docs.filter((d) => !d.approved || d.isSpam),
+    version: () => version,
     poll: () => undefined,
     voteOf: (commentId, voterKey) => votes[`${commentId}|${voterKey}`],
     flagged: () => false,
