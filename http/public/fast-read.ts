@@ -11,12 +11,12 @@ import { PAGE_VIEWS, PageKind, pageActorId } from '../../actors/page/protocol.js
 import type { PublicAnswer } from '../../actors/page/public-answers.js';
 import { TENANT_VIEWS, TenantKind } from '../../actors/tenant/tenant-actor.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
-import { clock } from '../../engine/clock.js';
 import { ANON_COOKIE } from '../anon-session.js';
 import { limitKey } from '../client-address.js';
 import type { AppServices } from '../services.js';
 import { assertSiteAllowed, requestSite } from '../site-check.js';
 import type { FastLane, Reply } from '../uws.js';
+import { countPageLoad } from './page-loads.js';
 import { knownRead } from './read-query.js';
 
 const PATH = /^\/comments\/([A-Za-z0-9_-]{1,64})$/;
@@ -59,7 +59,7 @@ export function publicReadLane(app: AppServices): FastLane {
       return undefined;
     }
     if (app.limits.requests.take(limitKey(req.ip)) > 0) return undefined;
-    app.charges.add(tenantId, 0, { commentFetchCount: 1 }, clock.now(), false);
+    countPageLoad(app, tenantId);
     const { body, encoding } = answer.choose(req.header('accept-encoding'));
     const headers: [string, string][] = [['vary', 'accept-encoding']];
     if (encoding !== null) headers.push(['content-encoding', encoding]);

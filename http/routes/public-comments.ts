@@ -7,6 +7,7 @@
  * view: it is found without a message, chosen by `Accept-Encoding` and sent as it is. Readers
  * with an identity get the same per-comment JSON plus their own state, built on each read.
  */
+import { LRUCache } from 'lru-cache';
 import { NotificationsKind } from '../../actors/notify/protocol.js';
 import { recipientActorId, recipientKey } from '../../actors/notify/notification-doc.js';
 import { checkEmail, checkName, checkText, refuseCalculated } from '../../actors/page/comment-rules.js';
@@ -24,9 +25,10 @@ import { assertMayWrite, BROADCAST_ID, TENANT_ID, tenantRules } from '../public/
 import { PUBLIC_READ_QUERY, type PublicReadQuery, readyRead, resolvePublicQuery } from '../public/read-query.js';
 import { blockedBy, carriesNoIdentity, ensureSession, isIdentified, listingReader, type Reader, type ReaderQuery, resolveReader, sessionInfo } from '../public/reader.js';
 import { spendCommentPost } from '../public/write-limits.js';
+import type { AppServices } from '../services.js';
+import { countPageLoad } from '../public/page-loads.js';
 import { rememberLaneRead } from '../public/fast-read.js';
 import { CustomReply, RawJson, route, type RouteRequest, type RouteResult, type Schema } from '../route.js';
-import type { AppServices } from '../services.js';
 import { freeForm } from '../validation.js';
 import { FREE_FORM_LIMITS } from './comments.js';
 import { startNotifyJob, withMentions } from './comment-notifications.js';
@@ -37,9 +39,16 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** `userIdWS` of readers without a user: the live channel's "no user" (page events only). */
 const NO_USER_WS = 'null';
 
-/** Counts a page load in the tenant's daily usage: summed in memory, sent in batches. */
-function countPageLoad(app: AppServices, tenantId: string): void {
-  app.charges.add(tenantId, 0, { commentFetchCount: 1 }, clock.now(), false);
+/** Recent readers' `userIdWS` (an HMAC each), per server. */
+const userIdWSCache = new WeakMap<AppServices, LRUCache<string, string>>();
+
+function userIdWS(app: AppServices, tenantId: string, userId: string): string {
+  let cache = userIdWSCache.get(app);
+  if (cache === undefined) userIdWSCache.set(app, (cache = new LRUCache({ max: 10_000 })));
+  const key = `${tenantId}\u0000${userId}`;
+  let id = cache.get(key);
+  if (id === undefined) cache.set(key, (id = app.liveIds.userIdWS(tenantId, userId)));
+  return id;
 }
 
 /** `presencePollState`: 0 when the page turned live features off, else 1 (poll). */
@@ -52,7 +61,7 @@ function tail(req: RouteRequest<PublicReadQuery, undefined>, tenantId: string, u
   const { app, query: q } = req;
   const userId = reader?.userId ?? reader?.anonUserId ?? null;
   let out = `,"user":${JSON.stringify(extra.user)}${liveIdFields(app.liveIds, tenantId, urlId)}`;
-  out += `,"userIdWS":${JSON.stringify(userId === null ? NO_USER_WS : app.liveIds.userIdWS(tenantId, userId))}`;
+  out += `,"userIdWS":${JSON.stringify(userId === null ? NO_USER_WS : userIdWS(app, tenantId, userId))}`;
   out += `,"isSiteAdmin":${reader?.isAdmin === true},"presencePollState":${presenceState(settings)}`;
   if (reader?.isModerator === true) out += `,"moderatingTenantIds":${JSON.stringify([tenantId])}`;
   if (q.includeConfig === true) out += `,"customConfig":${JSON.stringify(settings.config)}`;
