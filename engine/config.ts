@@ -94,6 +94,9 @@ export const SETTINGS = {
   metricsPort: setting<number | undefined>('METRICS_PORT', '--metrics-port', undefined, optionalInt, 'Serve Prometheus metrics (`/metrics`, also `/readyz`, `/healthz`) on this port, a listener of its own; unset: no metrics. Never on the public port.'),
   metricsHost: setting('METRICS_HOST', '--metrics-host', '127.0.0.1', str, 'Address the metrics listener binds (loopback unless set).'),
   metricsTenants: setting<string | undefined>('METRICS_TENANTS', '--metrics-tenants', undefined, optionalStr, 'Comma-separated tenant ids whose API requests get series of their own (at most 50); no other metric has a tenant label.'),
+  publicCommentsPerMinute: setting('PUBLIC_COMMENTS_PER_MINUTE', '--public-comments-per-minute', 6, int, 'Comments one client may post (or edit) through the widget API per minute, sustained.'),
+  publicCommentBurst: setting('PUBLIC_COMMENT_BURST', '--public-comment-burst', 5, int, 'Comments one client may post (or edit) through the widget API at once.'),
+  openSitesWithoutDomains: setting('OPEN_SITES_WITHOUT_DOMAINS', '--open-sites-without-domains', false, bool, 'Let any site host the widget of a tenant with no domain configured (otherwise only localhost and loopback origins).'),
 } as const;
 
 type Settings = typeof SETTINGS;

@@ -155,6 +155,9 @@ export const ERRORS = {
   // Live channels
   'invalid-live-id': { status: 403, message: 'The tenantIdWS, urlIdWS or userIdWS was not issued by this server for this tenant.' },
   'websocket-required': { status: 426, message: 'This endpoint only accepts websocket connections.' },
+  'edit-key-invalid': { status: 403, message: 'Only the author may change or delete this comment: sign in, or send the editKey it was created with.' },
+  'moderator-required': { status: 403, message: 'Only site administrators and moderators (single sign-on with isAdmin or isModerator) may do this.' },
+  'already-voted': { status: 409, message: 'This reader already voted this way on this comment.' },
   // Aggregation
   'aggregation-unknown-resource': { status: 400, message: 'This resource cannot be aggregated; validResourceNames lists those that can.' },
   'aggregation-unknown-field': { status: 400, message: 'The resource has no field of this name.' },

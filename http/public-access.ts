@@ -27,10 +27,13 @@ export function corsHeaders(req: IncomingRequest): Headers {
   ];
 }
 
-/** The tenant a public route names: its `:tenantId`, which may also be the tenant's `tenantIdWS`. */
-function namedTenant(app: AppServices, params: Readonly<Record<string, string>>): string | undefined {
-  const named = params['tenantId'];
-  return named === undefined ? undefined : (app.liveIds.tenantOf(named) ?? named);
+/**
+ * The tenant a public route names: its `:tenantId`, else its `tenantId` query parameter (the
+ * widget's flag, block and notification routes), which may also be the tenant's `tenantIdWS`.
+ */
+function namedTenant(app: AppServices, params: Readonly<Record<string, string>>, rawQuery: string): string | undefined {
+  const named = params['tenantId'] ?? (rawQuery.includes('tenantId=') ? (new URLSearchParams(rawQuery).get('tenantId') ?? undefined) : undefined);
+  return named === undefined || named === '' ? undefined : (app.liveIds.tenantOf(named) ?? named);
 }
 
 /**
@@ -40,10 +43,10 @@ function namedTenant(app: AppServices, params: Readonly<Record<string, string>>)
  * a browser on an admitted site can read every answer, refusals included.
  */
 export function admitPublic(app: AppServices, req: IncomingRequest, params: Readonly<Record<string, string>>, headers: Headers): void | Promise<void> {
-  const tenantId = namedTenant(app, params);
+  const tenantId = namedTenant(app, params, req.query);
   let checked: void | Promise<void>;
   try {
-    checked = tenantId === undefined ? undefined : checkSite(app.system, tenantId, requestSite(req.headers));
+    checked = tenantId === undefined ? undefined : checkSite(app.system, tenantId, requestSite(req.headers), app.config.openSitesWithoutDomains);
   } catch (err) {
     throw refused(err, req, headers);
   }
@@ -68,5 +71,5 @@ function spend(app: AppServices, req: IncomingRequest, headers: Headers): void {
   headers.push(...corsHeaders(req));
   const client = limitKey(req.ip);
   app.limits.requests.spend(client, 'requests');
-  if (req.method !== 'GET' && req.method !== 'OPTIONS') app.limits.writes.spend(client, 'likes and reactions');
+  if (req.method !== 'GET' && req.method !== 'OPTIONS') app.limits.writes.spend(client, 'writes');
 }

@@ -87,7 +87,7 @@ function perHour(n: number): TokenBuckets {
 export interface PublicLimits {
   /** Every public request (reads, writes, `/sub` upgrades). */
   readonly requests: TokenBuckets;
-  /** Public writes: likes and reactions. */
+  /** Public writes: every public request but GET (likes, reactions, comments, votes, flags, blocks). */
   readonly writes: TokenBuckets;
   /** New anonymous sessions (cookies issued). */
   readonly sessions: TokenBuckets;

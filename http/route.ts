@@ -36,7 +36,7 @@ export class RawJson {
 export class CustomReply {
   constructor(
     readonly status: number,
-    readonly body: string,
+    readonly body: string | Buffer,
     readonly contentType: string,
     readonly headers: ReadonlyArray<readonly [string, string]> = [],
   ) {}

@@ -28,6 +28,7 @@ import { ChargeBatcher } from './charge-batcher.js';
 import { AuditBatcher } from './audit-batcher.js';
 import { createPipeline } from './pipeline.js';
 import { publicLimits } from './rate-limit.js';
+import { publicReadLane } from './public/fast-read.js';
 import { ROUTES } from './routes/index.js';
 import type { AppServices } from './services.js';
 import { assertNativeUws, HttpServer } from './uws.js';
@@ -160,6 +161,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);
+  // The anonymous page view, answered from kept bytes before the pipeline (docs/public-api.md).
+  http.fastGet('/comments/:tenantId', publicReadLane(services), pipeline.handle);
   http.onRequest(pipeline.handle);
   // A node takes connections once every shard has an owner and its own shards are leased, so
   // that its first requests do not wait for a lease (or time out waiting).

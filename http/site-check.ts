@@ -3,8 +3,11 @@
  * the page a request comes from (`Origin`, else `Referer`); when the tenant has configured at
  * least one domain, the public routes refuse browsers on any other site with 403
  * `domain-not-allowed`, and answer CORS only for the sites they admit. A tenant with no domain
- * configured admits every site (the development default). Requests that name no site are not
- * made by a browser page (servers, command-line tools) and are not refused for it.
+ * configured admits only local development sites (`localhost`, its subdomains, and loopback
+ * addresses), unless the operator opts in to every site (`OPEN_SITES_WITHOUT_DOMAINS`): the
+ * list fails closed, so deleting a tenant's last domain never re-admits the deleted site.
+ * Requests that name no site are not made by a browser page (servers, command-line tools) and
+ * are not refused for it.
  */
 import { siteAllowed } from '../actors/tenant/domain-configs.js';
 import { tenantSettings } from '../actors/tenant/tenant-actor.js';
@@ -22,9 +25,25 @@ export function requestSite(headers: Readonly<Record<string, string>>): string |
   }
 }
 
-/** Refuses `site` (from `requestSite`) unless `domains` is empty or admits it. */
-export function assertSiteAllowed(domains: readonly string[], site: string | undefined): void {
-  if (domains.length === 0 || site === undefined) return;
+/** Whether a site (`host[:port]`) is a local development one: `localhost` (and its subdomains) or a loopback address. */
+export function isLocalSite(site: string): boolean {
+  const host = site.startsWith('[') ? site.slice(0, site.indexOf(']') + 1) : site.replace(/:\d+$/, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * Refuses `site` (from `requestSite`) unless `domains` admits it; with no domain, only local
+ * sites are admitted, or every site when `openWithoutDomains`.
+ */
+export function assertSiteAllowed(domains: readonly string[], site: string | undefined, openWithoutDomains = false): void {
+  if (site === undefined) return;
+  if (domains.length === 0) {
+    if (openWithoutDomains || isLocalSite(site)) return;
+    throw new ApiError(
+      'domain-not-allowed',
+      `This site has no domain configured, so only localhost may host its widget${site === 'null' ? '' : ` (not ${site})`}: add the domain with POST /api/v1/domain-configs.`,
+    );
+  }
   if (site === 'null' || !siteAllowed(domains, site)) {
     throw new ApiError('domain-not-allowed', `This site is not one of the domains configured to host this widget${site === 'null' ? '' : ` (${site})`}.`);
   }
@@ -36,10 +55,10 @@ const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * Checks the site of a browser request (from `requestSite`) to a tenant's public route.
  * Settings are usually a published view (no message); the check then completes without awaiting.
  */
-export function checkSite(system: ActorSystem, tenantId: string, site: string | undefined): void | Promise<void> {
+export function checkSite(system: ActorSystem, tenantId: string, site: string | undefined, openWithoutDomains = false): void | Promise<void> {
   if (site === undefined) return;
   if (!TENANT_ID.test(tenantId)) throw new ApiError('invalid-tenant-id');
   const settings = tenantSettings(system, tenantId, null);
-  if (settings instanceof Promise) return settings.then((s) => assertSiteAllowed(s.allowedDomains, site));
-  assertSiteAllowed(settings.allowedDomains, site);
+  if (settings instanceof Promise) return settings.then((s) => assertSiteAllowed(s.allowedDomains, site, openWithoutDomains));
+  assertSiteAllowed(settings.allowedDomains, site, openWithoutDomains);
 }

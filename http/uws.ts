@@ -55,6 +55,27 @@ export interface Responder {
 /** Handles one copied request; answers through the responder, now or after awaits. */
 export type RequestHandler = (req: IncomingRequest, res: Responder) => void;
 
+/**
+ * What a fast lane sees of a GET request: read from uWebSockets.js on demand, valid only
+ * during the lane's call (nothing is copied that the lane does not ask for).
+ */
+export interface FastRequest {
+  readonly path: string;
+  /** The raw query string, without `?`. */
+  readonly query: string;
+  /** A header by lower-case name; '' when absent. */
+  header(name: string): string;
+  /** The client's address, normalised (and from the proxy's headers with `trustProxy`). */
+  readonly ip: string;
+}
+
+/**
+ * A lane that may answer a GET at once from something already at hand (kept bytes), before
+ * the request is copied: a reply, or undefined to pass the request on to the normal handler.
+ * It must not throw, and must not keep the request.
+ */
+export type FastLane = (req: FastRequest) => Reply | undefined;
+
 /** A websocket connection, as handlers see it. */
 export interface LiveSocket<T> {
   readonly data: T;
@@ -314,6 +335,32 @@ class Exchange implements IncomingRequest, Responder {
   }
 }
 
+/** A GET as a fast lane reads it (see `FastRequest`). */
+class FastView implements FastRequest {
+  #ip: string | undefined;
+
+  constructor(
+    readonly res: uWS.HttpResponse,
+    readonly req: uWS.HttpRequest,
+    readonly path: string,
+    readonly query: string,
+    readonly trustProxy: boolean,
+  ) {}
+
+  header(name: string): string {
+    return this.req.getHeader(name);
+  }
+
+  get ip(): string {
+    if (this.#ip === undefined) {
+      const forwarded = this.trustProxy ? forwardedClient({ 'x-forwarded-for': this.header('x-forwarded-for'), forwarded: this.header('forwarded') }) : undefined;
+      const socket = forwarded ?? decoder.decode(this.res.getRemoteAddressAsText());
+      this.#ip = normalizeAddress(socket) ?? socket;
+    }
+    return this.#ip;
+  }
+}
+
 /** The refusal of a request the wrapper sees but will not handle, or undefined. */
 function malformed(exchange: Exchange): Reply | undefined {
   if (exchange.path.length + exchange.query.length > REQUEST_LIMITS.maxUrlLength) return URI_TOO_LONG;
@@ -350,6 +397,23 @@ export class HttpServer {
   /** Routes every HTTP request to `handler`. */
   onRequest(handler: RequestHandler): void {
     this.#app.any('/*', (res, req) => this.#accept(res, req, handler));
+  }
+
+  /**
+   * GETs of `pattern` (a uWebSockets.js pattern, such as `/comments/:tenantId`) are offered to
+   * `lane` first; those it does not answer go to `handler` as any other request. Register
+   * before `onRequest`. Without the native binary the lane is not used.
+   */
+  fastGet(pattern: string, lane: FastLane, handler: RequestHandler): void {
+    if (!NATIVE) return;
+    const trustProxy = this.#options.trustProxy;
+    this.#app.get(pattern, (res, req) => {
+      const url = req.getUrl();
+      const query = req.getQuery() ?? '';
+      const reply = url.length + query.length <= REQUEST_LIMITS.maxUrlLength ? lane(new FastView(res, req, url, query, trustProxy)) : undefined;
+      if (reply === undefined) this.#accept(res, req, handler);
+      else writeReply(res, reply);
+    });
   }
 
   /** Accepts websocket upgrades on `pattern`. Register before `onRequest`. */

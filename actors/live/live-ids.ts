@@ -27,6 +27,15 @@ export class LiveIds {
     return this.#sign('s', tenantId, userId);
   }
 
+  /**
+   * The key an anonymous author's edit keys are made with (see actors/page/edit-key.ts): bound
+   * to the tenant and the author's anonymous id under the server secret, so only this server
+   * can make one, and one author's key proves nothing about another's comments.
+   */
+  authorEditSecret(tenantId: string, anonUserId: string): string {
+    return createHmac('sha256', this.#secret).update(`e\u0000${tenantId}\u0000${anonUserId}`).digest('base64url');
+  }
+
   /** The tenant id inside a `tenantIdWS`, or undefined if it is not one this server made. */
   tenantOf(tenantIdWS: string): string | undefined {
     const value = this.#open(tenantIdWS);

@@ -122,7 +122,7 @@ function applyChanges(host: PageHost, current: CommentDoc, changes: CommentChang
     next.commenterEmail = email;
   }
   if ('userId' in changes) next.userId = (changes['userId'] as string | null) || null;
-  next.authorKey = authorKeyOf(next.userId, next.commenterEmail);
+  next.authorKey = authorKeyOf(next.userId, next.commenterEmail, next.anonUserId);
   if ('parentId' in changes && changes['parentId'] !== current.parentId && typeof changes['urlId'] !== 'string') {
     next.parentId = checkParent(host, current._id, changes['parentId'] as string | null);
   }

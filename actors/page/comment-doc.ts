@@ -73,7 +73,7 @@ export interface CommentDoc extends Doc {
   hashTags: CommentHashTag[];
   /** Normalised tags (`hashTagKey`), indexed for tenant-wide hashtag search. */
   hashTagKeys: string[];
-  /** Who wrote it, for blocks: `u:<userId>`, else `e:<email>`, else null (cannot be blocked). */
+  /** Who wrote it, for blocks: `u:<userId>`, else `e:<email>`, else `a:<anonUserId>` (a widget session), else null (cannot be blocked). */
   authorKey: string | null;
   notificationSentForParent: boolean;
   expireAt: string | null;
@@ -198,9 +198,13 @@ export function dateMs(iso: string | null): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-/** The author key of a comment (see `CommentDoc.authorKey`). */
-export function authorKeyOf(userId: string | null, email: string | null): string | null {
+/**
+ * The author key of a comment (see `CommentDoc.authorKey`): its user, else its email, else
+ * the widget session that wrote it (`a:<anonUserId>`).
+ */
+export function authorKeyOf(userId: string | null, email: string | null, anonUserId: string | null = null): string | null {
   if (userId) return `u:${userId}`;
   if (email) return `e:${email.trim().toLowerCase()}`;
+  if (anonUserId) return `a:${anonUserId}`;
   return null;
 }

@@ -25,6 +25,9 @@ import { PAGE_REACTS, type ReactDoc } from './react-doc.js';
 import { type VoteDoc, VOTES } from './vote-doc.js';
 import { badgeEventsTopic } from '../badge/protocol.js';
 import { setUserBadges } from './page-badges.js';
+import { PublicAnswer, PublicAnswers } from './public-answers.js';
+import { publicListJson } from './public-listing.js';
+import { commentPositions, publicSource } from './public-source.js';
 
 /** Serialised answers kept per page; the oldest goes first. */
 const ANSWER_CACHE_SIZE = 32;
@@ -49,6 +52,12 @@ function splitId(id: string): [tenantId: string, urlId: string] {
  */
 export class PageActor extends Actor<PageProtocol> {
   readonly #state = new PageState(...splitId(this.id), () => this.clearView(PAGE_VIEWS.answers));
+  /** Anonymous widget answers, dropped whenever the page changes (public-answers.ts). */
+  readonly #public = new PublicAnswers();
+  /** The `broadcastId` of the widget write being handled: copied into every event it publishes. */
+  #broadcastId: string | undefined;
+  /** A widget pin being handled: its `updated-comment` event carries the comment's new place. */
+  #positionsOf: string | undefined;
   /** The effects the page's modules may have, bound once per activation. */
   readonly #host: PageHost = {
     state: this.#state,
@@ -58,7 +67,7 @@ export class PageActor extends Actor<PageProtocol> {
     put: (collection, doc) => this.put(collection, doc),
     insert: (collection, doc) => this.insert(collection, doc),
     remove: (collection, id) => this.remove(collection, id),
-    publish: (event: LiveEvent) => this.publish(pageTopic(this.#state.tenantId, this.#state.urlId), event),
+    publish: (event: LiveEvent) => this.publish(pageTopic(this.#state.tenantId, this.#state.urlId), this.#stamped(event)),
     accessChanged: () => this.publish(tenantTopic(this.#state.tenantId), accessChanged(this.#state.tenantId, this.#state.urlId)),
     announceWebhooks: (events) => this.publish(webhooksTopic(this.#state.tenantId), events),
     commitNow: (ops: readonly WriteOp[]) => this.commitNow(ops),
@@ -67,7 +76,46 @@ export class PageActor extends Actor<PageProtocol> {
   };
 
   override async onStart(): Promise<void> {
+    this.#state.onChange = () => {
+      if (this.#public.size === 0) return;
+      this.#public.clear();
+      this.clearView(PAGE_VIEWS.publicAnswers);
+    };
     await this.#load();
+  }
+
+  /** An event as the widget write being handled publishes it (see `#broadcasting`). */
+  #stamped(event: LiveEvent): LiveEvent {
+    let out = event;
+    if (this.#broadcastId !== undefined) out = { ...out, broadcastId: this.#broadcastId };
+    const pinned = this.#positionsOf;
+    if (pinned !== undefined && out.type === 'updated-comment') {
+      out = { ...out, extraInfo: { ...out.extraInfo, commentPositions: commentPositions(publicSource(this.#state), pinned) } };
+    }
+    return out;
+  }
+
+  /**
+   * Runs a handler with the writer's `broadcastId` (if any) copied into the events it publishes.
+   * A page handles one message at a time, so the field belongs to this message alone.
+   */
+  #broadcasting<T>(broadcastId: string | undefined, run: () => T | Promise<T>): T | Promise<T> {
+    if (broadcastId === undefined) return run();
+    this.#broadcastId = broadcastId;
+    let result: T | Promise<T>;
+    try {
+      result = run();
+    } catch (err) {
+      this.#broadcastId = undefined;
+      throw err;
+    }
+    if (!(result instanceof Promise)) {
+      this.#broadcastId = undefined;
+      return result;
+    }
+    return result.finally(() => {
+      this.#broadcastId = undefined;
+    });
   }
 
   async #load(): Promise<void> {
@@ -148,9 +196,21 @@ export class PageActor extends Actor<PageProtocol> {
     },
 
     getComment: async ({ commentId }) => this.#state.view(await this.#own(commentId)),
-    createComment: (request) => createComment(this.#host, request),
-    patchComment: async (request) => patchComment(this.#host, await this.#own(request.commentId), request),
-    deleteComment: async ({ commentId, isLive, webhooks }) => deleteComment(this.#host, await this.#own(commentId), isLive, webhooks),
+    createComment: (request) => this.#broadcasting(request.broadcastId, () => createComment(this.#host, request)),
+    patchComment: async (request) => {
+      const doc = await this.#own(request.commentId);
+      if (request.withPositions !== true) return this.#broadcasting(request.broadcastId, () => patchComment(this.#host, doc, request));
+      this.#positionsOf = request.commentId;
+      try {
+        return await this.#broadcasting(request.broadcastId, () => patchComment(this.#host, doc, request));
+      } finally {
+        this.#positionsOf = undefined;
+      }
+    },
+    deleteComment: async ({ commentId, isLive, webhooks, broadcastId }) => {
+      const doc = await this.#own(commentId);
+      return this.#broadcasting(broadcastId, () => deleteComment(this.#host, doc, isLive, webhooks));
+    },
     eraseUserComments: (request) => eraseUserComments(this.#host, request),
     markParentNotified: ({ commentIds }) => {
       const missing: string[] = [];
@@ -187,16 +247,23 @@ export class PageActor extends Actor<PageProtocol> {
       return null;
     },
 
-    flag: async (request) => flagComment(this.#host, await this.#own(request.commentId), request),
+    flag: async (request) => {
+      const doc = await this.#own(request.commentId);
+      return this.#broadcasting(request.broadcastId, () => flagComment(this.#host, doc, request));
+    },
     unflag: async (request) => unflagComment(this.#host, await this.#own(request.commentId), request),
     author: async ({ commentId }) => (await this.#own(commentId)).authorKey,
 
     vote: (payload) => {
       // The common case, a comment in memory, needs no await.
       const found = this.#state.comments.get(payload.commentId);
-      return found !== undefined ? castVote(this.#host, found, payload) : this.#own(payload.commentId).then((doc) => castVote(this.#host, doc, payload));
+      if (found !== undefined) return this.#broadcasting(payload.broadcastId, () => castVote(this.#host, found, payload));
+      return this.#own(payload.commentId).then((doc) => this.#broadcasting(payload.broadcastId, () => castVote(this.#host, doc, payload)));
     },
-    deleteVote: async ({ voteId }) => removeVote(this.#host, await this.#ownVote(voteId)),
+    deleteVote: async ({ voteId, broadcastId }) => {
+      const vote = await this.#ownVote(voteId);
+      return this.#broadcasting(broadcastId, () => removeVote(this.#host, vote));
+    },
     listVotes: ({ voterKey }) => listVotes(this.#host, voterKey),
 
     getPage: () => this.#state.page,
@@ -210,6 +277,32 @@ export class PageActor extends Actor<PageProtocol> {
     importComments: (request) => importComments(this.#host, request),
     finishImport: () => finishImport(this.#host),
     setUserBadges: ({ userId, badges }) => setUserBadges(this.#host, userId, badges),
+
+    publicList: ({ key, query, reader, tail }) => {
+      if (reader === null) {
+        const hit = this.#public.get(key);
+        if (hit !== undefined) return hit.identity;
+      }
+      const json = Buffer.from(publicListJson(publicSource(this.#state), query, reader, tail));
+      if (reader !== null) return json;
+      const answer = new PublicAnswer(json);
+      const evicted = this.#public.set(key, answer);
+      if (evicted !== undefined) this.deleteView(PAGE_VIEWS.publicAnswers, evicted);
+      // Readers get it without a message once everything it shows is durable.
+      this.setView(PAGE_VIEWS.publicAnswers, answer, key);
+      return json;
+    },
+    commentPositions: ({ commentId }) => commentPositions(publicSource(this.#state), commentId),
+    replyCount: async ({ commentId }) => {
+      await this.#own(commentId);
+      let count = 0;
+      for (const doc of this.#state.comments.values()) if (doc.parentId === commentId) count++;
+      return count;
+    },
+    voteOwner: async ({ voteId }) => {
+      const vote = await this.#ownVote(voteId);
+      return { commentId: vote.commentId, voterKey: vote.voterKey, anonUserId: vote.anonUserId };
+    },
   };
 
   /** The comment, if this page holds it (adopting it first if another page moved it here). */

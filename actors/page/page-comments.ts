@@ -77,7 +77,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     commenterEmail: input.commenterEmail,
     commenterLink: input.commenterLink,
     userId,
-    anonUserId: null,
+    anonUserId: input.anonUserId ?? null,
     avatarSrc: input.avatarSrc,
     date: input.date === null ? nowIso : checkDate(input.date),
     localDateString: input.localDateString,
@@ -108,7 +108,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     mentions: [...input.mentions],
     hashTags: tags.hashTags,
     hashTagKeys: tags.keys,
-    authorKey: authorKeyOf(userId, input.commenterEmail),
+    authorKey: authorKeyOf(userId, input.commenterEmail, input.anonUserId ?? null),
     notificationSentForParent: false,
     expireAt: null,
     meta: input.meta,
@@ -187,6 +187,7 @@ function isRepeat(host: PageHost, input: NewCommentInput, text: string): boolean
   for (const doc of host.state.comments.values()) {
     const sameAuthor =
       (input.userId !== null && doc.userId === input.userId) ||
+      (input.anonUserId != null && doc.anonUserId === input.anonUserId) ||
       (email !== null && doc.commenterEmail?.toLowerCase() === email) ||
       (input.userId === null && email === null && doc.authorKey === null && doc.commenterName === input.commenterName);
     if (sameAuthor && repeatKey(doc.comment) === key) return true;

@@ -168,8 +168,12 @@ export class PageState {
     this.#childIndex.delete('MR');
   }
 
+  /** Called whenever what readers see may have changed (the widget API's answers go then). */
+  onChange: (() => void) | undefined;
+
   /** Forgets the ready list answers (a vote or comment changed what they show), and their view. */
   dropAnswers(): void {
+    this.onChange?.();
     if (this.answers.size === 0) return;
     this.answers.clear();
     this.#onAnswersDropped();

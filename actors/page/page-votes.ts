@@ -23,7 +23,7 @@ import { isApplied, publicVote, pubSubVote, VOTE_KINDS, type VoteDoc, VOTES } fr
 export const COUNTS_FLUSH_MS = 250;
 
 /** Records the voter's vote on the comment, replacing one the other way; refuses a repeat. */
-export function castVote(host: PageHost, current: CommentDoc, { commentId, by, direction }: PageProtocol['vote']['in']): PageProtocol['vote']['out'] {
+export function castVote(host: PageHost, current: CommentDoc, { commentId, by, direction, kind }: PageProtocol['vote']['in']): PageProtocol['vote']['out'] {
   const { state } = host;
   const voterKey = actorKey(by);
   const previous = state.votes.of(commentId, voterKey);
@@ -48,7 +48,7 @@ export function castVote(host: PageHost, current: CommentDoc, { commentId, by, d
     anonUserId: by.userId ? null : by.anonUserId,
     voterKey,
     direction,
-    kind: VOTE_KINDS.authorized,
+    kind: kind ?? VOTE_KINDS.authorized,
     createdAt: isoTime(now),
   };
   host.put(VOTES, vote);

@@ -10,11 +10,12 @@ import { defineKind } from '../../engine/actor.js';
 import type { PollInput, PollView } from '../poll/poll-model.js';
 import type { Settings } from '../tenant/widget-config.js';
 import type { CommentDoc, CommentHashTag, CommentMention } from './comment-doc.js';
-import type { ListQuery } from './listing.js';
+import type { ListQuery, SortDirection } from './listing.js';
+import type { PublicListQuery, PublicReader } from './public-listing.js';
 import type { PageDoc } from './page-doc.js';
 import type { EraseRequest } from './page-erase.js';
 import type { ReactKind } from './react-doc.js';
-import type { VoteDirection, VoteDoc } from './vote-doc.js';
+import type { VoteDirection, VoteDoc, VoteKind } from './vote-doc.js';
 import type { WebhookTarget } from '../webhook/protocol.js';
 
 /**
@@ -58,6 +59,8 @@ export interface NewCommentInput {
   readonly rating: number | null;
   readonly domain: string | null;
   readonly poll: PollInput | null;
+  /** The anonymous id of the widget session that wrote it (widget API only). */
+  readonly anonUserId?: string | null;
 }
 
 /** `createComment`: the input, the page's settings and the request's options. */
@@ -174,8 +177,8 @@ export type PageProtocol = {
    */
   list: { in: { key: string; query: ListQuery; viewer: ListViewer | null; tail: string }; out: Buffer };
   getComment: { in: { commentId: string }; out: Record<string, unknown> };
-  createComment: { in: CreateCommentRequest; out: CreatedComment };
-  patchComment: { in: PatchCommentRequest; out: PatchedComment };
+  createComment: { in: CreateCommentRequest & Broadcast; out: CreatedComment };
+  patchComment: { in: PatchCommentRequest & Broadcast; out: PatchedComment };
   /**
    * Marks replies `notificationSentForParent` (their parent's author was emailed about them);
    * answers the ids this page does not hold.
@@ -184,7 +187,7 @@ export type PageProtocol = {
   /** Of these replies, those this page holds that are not yet `notificationSentForParent`, and those it does not hold. */
   unnotifiedReplies: { in: { commentIds: readonly string[] }; out: { owed: string[]; missing: string[] } };
   /** Removes the comment and every reply under it. */
-  deleteComment: { in: { commentId: string; isLive: boolean; webhooks: WebhookTargets }; out: { deletedCount: number } };
+  deleteComment: { in: { commentId: string; isLive: boolean; webhooks: WebhookTargets } & Broadcast; out: { deletedCount: number } };
   /**
    * A deleted user's comments (those named that are on this page and still the user's):
    * anonymized or removed, replies following the page's thread deletion mode (page-erase.ts).
@@ -192,12 +195,12 @@ export type PageProtocol = {
   eraseUserComments: { in: EraseRequest; out: { changed: number } };
   /** Takes on comments another page moved here (already durable with this urlId). */
   adopt: { in: { commentIds: readonly string[]; isLive: boolean }; out: null };
-  flag: { in: { commentId: string; by: ActorRef; settings: Settings; webhooks: WebhookTargets }; out: { wasUnapproved: boolean } };
+  flag: { in: { commentId: string; by: ActorRef; settings: Settings; webhooks: WebhookTargets } & Broadcast; out: { wasUnapproved: boolean } };
   unflag: { in: { commentId: string; by: ActorRef }; out: null };
   /** The author key of a comment (`authorKey`): null when it has neither user id nor email. */
   author: { in: { commentId: string }; out: string | null };
-  vote: { in: { commentId: string; by: ActorRef; direction: VoteDirection }; out: { voteId: string } };
-  deleteVote: { in: { voteId: string }; out: { wasPendingVote: boolean } };
+  vote: { in: { commentId: string; by: ActorRef; direction: VoteDirection; kind?: VoteKind; broadcastId?: string }; out: { voteId: string } };
+  deleteVote: { in: { voteId: string } & Broadcast; out: { wasPendingVote: boolean } };
   /** Votes of the page, all or one voter's (`u:`/`a:` key). */
   listVotes: { in: { voterKey: string | null }; out: VoteLists };
   getPage: { in: null; out: PageDoc | null };
@@ -234,7 +237,29 @@ export type PageProtocol = {
   finishImport: { in: null; out: { orphans: string[] } };
   /** Told by a user's badge actor once their badges changed durably: the badges their comments here show. */
   setUserBadges: { in: { userId: string; badges: readonly Record<string, unknown>[] }; out: null };
+  /**
+   * The widget API's read (`GET /comments/{tenantId}`) as a complete JSON body ending with
+   * `tail` and `}`. Without a reader it is the anonymous answer, kept (with its gzip and brotli
+   * encodings) under `key` and published in the `publicAnswers` view until the page changes.
+   */
+  publicList: { in: { key: string; query: PublicListQuery; reader: PublicReader | null; tail: string }; out: Buffer };
+  /** Visible and held replies directly under a comment (a widget delete keeps a placeholder when there are any). */
+  replyCount: { in: { commentId: string }; out: number };
+  /** Who cast a vote of this page and on which comment (a widget un-vote checks its owner first). */
+  voteOwner: { in: { voteId: string }; out: { commentId: string; voterKey: string; anonUserId: string | null } };
+  /** Where a root comment now sits in each order: the root comments before and after it. */
+  commentPositions: { in: { commentId: string }; out: Record<SortDirection, { before: string | null; after: string | null }> };
 };
+
+/** Messages that carry the `broadcastId` of the widget write that caused them (copied into its live events). */
+export interface Broadcast {
+  readonly broadcastId?: string;
+  /**
+   * A pin or unpin from the widget: the `updated-comment` event carries the comment's new place
+   * (`extraInfo.commentPositions`), which moves it in every reader's list.
+   */
+  readonly withPositions?: boolean;
+}
 
 /** `page:<tenantId>:<urlId>` */
 export const PageKind = defineKind<PageProtocol>('page');
@@ -243,6 +268,8 @@ export const PageKind = defineKind<PageProtocol>('page');
 export const PAGE_VIEWS = {
   /** Serialised list answers (Buffer), keyed like the `list` message's `key`. */
   answers: 'answers',
+  /** Anonymous widget answers (`PublicAnswer`), keyed like the `publicList` message's `key`. */
+  publicAnswers: 'publicAnswers',
 } as const;
 
 /** The id of a page actor (its key without the `page:` prefix). */

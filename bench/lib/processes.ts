@@ -318,6 +318,18 @@ export async function startBaselineProcess(): Promise<BaselineProcess> {
   return baseline;
 }
 
+/**
+ * Starts another bare comparison server (a compiled script of `dist/bench/`, named relative to
+ * it) with arguments, on a free loopback port. The caller stops it.
+ */
+export async function startComparisonProcess(name: string, script: string, args: readonly string[] = []): Promise<BaselineProcess> {
+  const path = fileURLToPath(new URL(`../${script}`, import.meta.url));
+  const started = await spawnListening(name, path, { ...process.env }, args);
+  const comparison = new BaselineProcess(name, started.child, started.port, started.exited, started.stderr);
+  started.attach(comparison);
+  return comparison;
+}
+
 /** Starts the durable-write floor on a free loopback port, with a fresh LMDB directory under `$TMPDIR`. */
 export async function startFloorProcess(): Promise<FloorProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-floor-'));

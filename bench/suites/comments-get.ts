@@ -16,7 +16,8 @@ import { figureServerCpu } from '../lib/cpu.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
 
 const CLI_JS = fileURLToPath(new URL('../../cli.js', import.meta.url));
-const URL_ID = 'bench-page';
+/** The page the comment suites read. */
+export const URL_ID = 'bench-page';
 const COMMENTS = 500;
 const PATH = `/api/v1/comments?urlId=${URL_ID}`;
 /** Comments of everyday length (40 to 140 characters), some with markdown. */
@@ -31,6 +32,7 @@ const TEXTS = [
   'Any plans for a follow-up on how this scales past a few thousand users? Would love to read it.',
 ];
 
+/** Seeds the bench page with `COMMENTS` root comments through the API (shared with public-comments-get). */
 export async function seed(server: Pick<ServerProcess, 'url' | 'authHeaders'>, headers: Record<string, string> = server.authHeaders): Promise<void> {
   for (let i = 0; i < COMMENTS; i += 25) {
     await Promise.all(

@@ -18,6 +18,7 @@ import { importDisqus } from './import-disqus.js';
 import { questionAggregate } from './question-aggregate.js';
 import { feedList } from './feed-list.js';
 import { metricsOverhead } from './metrics-overhead.js';
+import { publicCommentsGet } from './public-comments-get.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet];

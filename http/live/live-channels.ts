@@ -30,7 +30,7 @@ export interface LiveChannels {
  * `http.onRequest`, which takes every path not claimed before it.
  */
 export function startLive(http: HttpServer, services: AppServices, cluster?: LiveCluster): LiveChannels {
-  const sub = new SubChannel(services.liveIds, services.system, services.limits, cluster?.follow);
+  const sub = new SubChannel(services.liveIds, services.system, services.limits, cluster?.follow, services.config.openSitesWithoutDomains);
   http.live('/sub', sub.behavior);
   const feeder = new EventLogFeeder(services.system);
   const unlisten = services.bus.listen(liveFanout(http, feeder, cluster?.send));

@@ -133,13 +133,19 @@ export class SubChannel {
   /** Open connections, by tenant: the ones a change of access may refuse. */
   readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
   readonly #follow: ((topics: readonly string[]) => Promise<void>) | undefined;
+  /** `OPEN_SITES_WITHOUT_DOMAINS`: any site may connect to a tenant with no domain configured. */
+  readonly #openWithoutDomains: boolean;
 
-  /** @param follow cluster mode: makes events of other nodes on these topics reach this one */
-  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits, follow?: (topics: readonly string[]) => Promise<void>) {
+  /**
+   * @param follow cluster mode: makes events of other nodes on these topics reach this one
+   * @param openWithoutDomains see `assertSiteAllowed`
+   */
+  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits, follow?: (topics: readonly string[]) => Promise<void>, openWithoutDomains = false) {
     this.#liveIds = liveIds;
     this.#system = system;
     this.#limits = limits;
     this.#follow = follow;
+    this.#openWithoutDomains = openWithoutDomains;
   }
 
   /** The websocket behaviour to serve `/sub` with. */
@@ -152,7 +158,7 @@ export class SubChannel {
       try {
         this.#limits.requests.spend(limitKey(req.ip), 'requests');
         const subscription = subscriptionFor(this.#liveIds, parseQuery(req.query), requestSite(req.headers));
-        await checkSite(this.#system, subscription.tenantId, subscription.site);
+        await checkSite(this.#system, subscription.tenantId, subscription.site, this.#openWithoutDomains);
         await assertMayListen(this.#system, subscription.tenantId, subscription.urlId, subscription.userId);
         if (this.#follow !== undefined) await this.#follow(subscription.topics);
         return { accept: subscription };
@@ -215,7 +221,7 @@ export class SubChannel {
     }
     for (const reader of readers.values()) {
       try {
-        await checkSite(this.#system, tenantId, reader.site);
+        await checkSite(this.#system, tenantId, reader.site, this.#openWithoutDomains);
         await assertMayListen(this.#system, tenantId, reader.urlId, reader.userId);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) {

@@ -31,6 +31,9 @@ import { questionAggregateRoutes } from './question-aggregates.js';
 import { badgeRoutes } from './badges.js';
 import { feedPostRoutes } from './feed-posts.js';
 import { publicFeedPostRoutes } from './feed-posts-public.js';
+import { publicCommentRoutes } from './public-comments.js';
+import { publicCommentActionRoutes } from './public-comment-actions.js';
+import { publicFlagBlockRoutes } from './public-flags-blocks.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -66,4 +69,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...badgeRoutes,
   ...feedPostRoutes,
   ...publicFeedPostRoutes,
+  ...publicCommentRoutes,
+  ...publicCommentActionRoutes,
+  ...publicFlagBlockRoutes,
 ];

@@ -2,7 +2,8 @@
  * Domain configurations decide which sites may host the widget: once a tenant has one, the
  * public routes refuse browsers on other sites (403 `domain-not-allowed`, no CORS), for every
  * public route and the live channel, and deleting a configuration un-authorizes its site at
- * once, open connections included. A tenant with none admits every site.
+ * once, open connections included. A tenant with none admits only local development sites
+ * (localhost, loopback), unless the operator opts in to every site (`OPEN_SITES_WITHOUT_DOMAINS`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +15,7 @@ for (const storage of storages()) {
   describe(`sites allowed to host the widget on ${storage}`, () => {
     let t: TestServer;
     before(async () => {
-      t = await startTestServer(storage);
+      t = await startTestServer(storage, { openSitesWithoutDomains: false });
     });
     after(async () => {
       await t.destroy();
@@ -31,10 +32,29 @@ for (const storage of storages()) {
     };
     const connect = (origin: string) => LiveClient.connect(subUrl(t, ids()), { origin });
 
-    test('without a domain configured, every site is admitted (the development default)', async () => {
-      const r = await likes({ origin: 'https://anywhere.example' });
-      assert.equal(r.status, 200);
-      assert.equal(r.headers.get('access-control-allow-origin'), 'https://anywhere.example');
+    test('without a domain configured, only local sites are admitted (the list fails closed)', async () => {
+      const refused = await likes({ origin: 'https://anywhere.example' });
+      assert.deepEqual([refused.status, await code(refused)], [403, 'domain-not-allowed']);
+      assert.equal(refused.headers.get('access-control-allow-origin'), null);
+      for (const origin of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:5173', 'http://app.localhost']) {
+        const r = await likes({ origin });
+        assert.equal(r.status, 200, origin);
+        assert.equal(r.headers.get('access-control-allow-origin'), origin);
+      }
+      await assert.rejects(connect('https://anywhere.example'), (err: unknown) => err instanceof Refused && err.status === 403);
+      // Not a browser page (no Origin, no Referer): not refused for its site.
+      assert.equal((await likes({})).status, 200);
+    });
+
+    test('an operator may open a tenant without domains to every site', async () => {
+      const open = await t.restart({ openSitesWithoutDomains: true });
+      try {
+        const r = await checkedFetch(withQuery(`${open.url}/page-reacts/v1/likes/${open.tenant.tenantId}`, { urlId: '/site' }), { headers: { origin: 'https://anywhere.example' } });
+        assert.equal(r.status, 200);
+      } finally {
+        await open.stop();
+        t = await open.restart({ openSitesWithoutDomains: false });
+      }
     });
 
     test('with domains configured, only their sites and subdomains are admitted, on every public route', async () => {
@@ -80,8 +100,10 @@ for (const storage of storages()) {
       assert.deepEqual([refused.status, await code(refused)], [403, 'domain-not-allowed']);
       assert.equal(await local.closed, 1008);
       assert.equal((await likes({ origin: 'https://example.com' })).status, 200);
-      // With no domain left, every site is admitted again.
+      // With no domain left, the deleted site stays refused: only local sites are admitted.
       assert.equal((await t.api('DELETE', '/api/v1/domain-configs/example.com')).status, 200);
+      const deleted = await likes({ origin: 'https://example.com' });
+      assert.deepEqual([deleted.status, await code(deleted)], [403, 'domain-not-allowed']);
       assert.equal((await likes({ origin: 'http://localhost:3000' })).status, 200);
     });
   });

@@ -212,6 +212,7 @@ for (const storage of storages()) {
         badgeId: [badge._id],
         reactType: ['heart'],
         tags: [['fuzz']],
+        voteId: [vote.voteId],
       };
     });
 

@@ -18,6 +18,7 @@ import { callNotifyOperations } from './notify-shapes.js';
 import { callWebhookOperations } from './webhook-shapes.js';
 import { callQuestionOperations } from './question-shapes.js';
 import { callBadgeOperations, callFeedOperations } from './feed-badge-shapes.js';
+import { callPublicCommentOperations } from './public-comment-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
 function implementedOperations(): Operation[] {
@@ -196,6 +197,7 @@ async function callEveryOperation(t: TestServer): Promise<void> {
   await callQuestionOperations(t);
   await callFeedOperations(t);
   await callBadgeOperations(t);
+  await callPublicCommentOperations(t);
 
   const missing = implementedOperations()
     .filter((op) => !validatedOperations.has(op.id))
