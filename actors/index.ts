@@ -21,6 +21,7 @@ import { ClientActor, ClientKind } from './oauth/client-actor.js';
 import { GrantActor } from './oauth/grant-actor.js';
 import { GrantKind } from './oauth/grant-protocol.js';
 import { OAuthSweeperActor, OAuthSweeperKind } from './oauth/sweeper.js';
+import { ReaderReadsActor, ReaderReadsKind } from './reader/reader-reads-actor.js';
 
 /** Registers every kind of actor with the system. */
 export function registerActors(system: ActorSystem): void {
@@ -39,4 +40,5 @@ export function registerActors(system: ActorSystem): void {
   system.register(GrantKind, (ctx) => new GrantActor(ctx));
   system.register(ClientKind, (ctx) => new ClientActor(ctx));
   system.register(OAuthSweeperKind, (ctx) => new OAuthSweeperActor(ctx));
+  system.register(ReaderReadsKind, (ctx) => new ReaderReadsActor(ctx));
 }

@@ -87,6 +87,9 @@ export const SETTINGS = {
   nodeId: setting<string | undefined>('NODE_ID', '--node-id', undefined, optionalStr, 'Cluster mode: this node\'s id (default: host name, process id and a random suffix).'),
   clusterShards: setting('CLUSTER_SHARDS', '--cluster-shards', 256, int, 'Cluster mode: shards actor keys hash to; every node of a cluster must agree.'),
   clusterLeaseMs: setting('CLUSTER_LEASE_MS', '--cluster-lease-ms', 10_000, int, 'Cluster mode: how long a shard lease lasts unless renewed (renewed every third of it).'),
+  maxUploadBytes: setting('MAX_UPLOAD_BYTES', '--max-upload-bytes', 10_485_760, int, 'Largest image file `POST /upload-image` accepts (the whole request body); larger ones get 413 `body-too-large`.'),
+  maxUploadPixels: setting('MAX_UPLOAD_PIXELS', '--max-upload-pixels', 40_000_000, int, 'Most pixels (width × height) an uploaded image may have; more get 422 `image-too-many-pixels` before it is decoded.'),
+  uploadsPerHour: setting('UPLOADS_PER_HOUR', '--uploads-per-hour', 60, int, 'Images one client may upload per hour (a quarter of them at once).'),
 } as const;
 
 type Settings = typeof SETTINGS;

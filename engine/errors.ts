@@ -163,6 +163,12 @@ export const ERRORS = {
   'aggregation-memory-limit': { status: 422, message: 'The aggregation needed more memory than one call may use; narrow the query or the grouping.' },
   'aggregation-queue-timeout': { status: 503, message: "The aggregation waited too long behind the tenant's other aggregations and was not run. Retry later." },
   'aggregation-run-timeout': { status: 504, message: 'The aggregation ran longer than one call may and was stopped; narrow the query.' },
+  // Readers' account, presence and uploads (public widget routes)
+  'profile-activity-private': { status: 403, message: 'This user keeps their activity private.' },
+  'not-an-image': { status: 415, message: 'The upload is not an image of a supported type (JPEG, PNG, WebP, GIF, AVIF).' },
+  'image-too-large': { status: 413, message: 'The image file is larger than uploads may be.' },
+  'image-too-many-pixels': { status: 422, message: 'The image has more pixels than uploads may have.' },
+  'invalid-upload': { status: 400, message: 'The upload must be a multipart/form-data body with one file field named file.' },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

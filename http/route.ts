@@ -36,7 +36,7 @@ export class RawJson {
 export class CustomReply {
   constructor(
     readonly status: number,
-    readonly body: string,
+    readonly body: string | Buffer,
     readonly contentType: string,
     readonly headers: ReadonlyArray<readonly [string, string]> = [],
   ) {}
@@ -78,6 +78,8 @@ export interface RouteSpec<Q = any, B = any, R extends RouteResult = RouteResult
   readonly body?: Schema;
   /** The body is `application/x-www-form-urlencoded` (its fields are text; a repeated name is an array). */
   readonly form?: boolean;
+  /** The handler takes the body as bytes (a `Buffer`, empty when none was sent) and checks it itself: uploads. */
+  readonly rawBody?: boolean;
   /** How the route answers (default `api`). */
   readonly answers?: Dialect;
   /**

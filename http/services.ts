@@ -8,6 +8,7 @@ import type { Config } from '../engine/config.js';
 import type { EventBus } from '../engine/event-bus.js';
 import type { Store } from '../storage/store.js';
 import type { EmailServices } from '../email/index.js';
+import type { Presence } from './live/presence.js';
 
 /** What route handlers may use. Data an actor owns is reached through `system`, never `store`. */
 export interface AppServices {
@@ -26,4 +27,6 @@ export interface AppServices {
   readonly aggregator: Aggregator;
   /** Template rendering, the links in emails, and the outbox's sender. */
   readonly email: EmailServices;
+  /** Who is on each page's live channel, on every node. */
+  readonly presence: Presence;
 }

@@ -13,6 +13,8 @@ import { limitKey } from '../client-address.js';
 import { checkSite, requestSite } from '../site-check.js';
 import type { PublicLimits } from '../rate-limit.js';
 import { assertMayListen } from './page-access.js';
+import { ANON_COOKIE, cookieValue } from '../anon-session.js';
+import { anonPresenceId } from './presence.js';
 
 /** Limits of the `/sub` channel, documented in docs/live.md. */
 export const SUB_LIMITS = {
@@ -45,6 +47,17 @@ export interface Subscription {
   readonly traffic: { windowStart: number; count: number };
   /** The site of the page the browser connected from (`requestSite`), checked again when domains change. */
   readonly site: string | undefined;
+  /** The reader as presence counts it (`http/live/presence.ts`); absent on the per-user channel. */
+  readonly presenceId?: string;
+}
+
+/** The `tenantIdWS` of the per-user channel: `urlId` is then `__internal_profiles:<userIdWS>`. */
+export const PROFILES_CHANNEL = '__internal_profiles';
+
+/** What the channel tells presence of (`http/live/presence.ts`). */
+export interface PresenceHooks {
+  join(tenantId: string, urlId: string, id: string): void;
+  leave(tenantId: string, urlId: string, id: string): void;
 }
 
 const NO_USER = new Set(['', 'null', 'undefined']);
@@ -72,6 +85,7 @@ export function subscriptionFor(liveIds: LiveIds, query: Query, site?: string): 
   const userIdWS = single(query, 'userIdWS');
   if (!tenantIdWS) throw new ApiError('missing-param', 'tenantIdWS is required.');
   if (!urlIdWS) throw new ApiError('missing-param', 'urlId (the urlIdWS of the page) is required.');
+  if (tenantIdWS === PROFILES_CHANNEL) return profileSubscription(liveIds, urlIdWS, userIdWS, site);
   const tenantId = liveIds.tenantOf(tenantIdWS);
   if (tenantId === undefined) throw new ApiError('invalid-live-id', 'tenantIdWS was not issued by this server.');
   const urlId = liveIds.urlIdOf(tenantId, urlIdWS);
@@ -84,6 +98,22 @@ export function subscriptionFor(liveIds: LiveIds, query: Query, site?: string): 
   const topics = [pageTopic(tenantId, urlId)];
   if (userId !== null) topics.push(userTopic(tenantId, userId));
   return { tenantId, urlId, userId, topics, traffic: { windowStart: 0, count: 0 }, site };
+}
+
+/**
+ * The per-user channel: `tenantIdWS=__internal_profiles&urlId=__internal_profiles:<userIdWS>`
+ * with the same `userIdWS`. It carries the user's own events (notifications) on every page;
+ * the tenant is the one the `userIdWS` was issued for. Admission is checked as for a page
+ * named `__internal_profiles` (single sign-on rules of the tenant).
+ */
+function profileSubscription(liveIds: LiveIds, urlIdWS: string, userIdWS: string | undefined, site: string | undefined): Subscription {
+  const prefix = `${PROFILES_CHANNEL}:`;
+  const named = urlIdWS.startsWith(prefix) ? urlIdWS.slice(prefix.length) : '';
+  const given = userIdWS !== undefined && !isNoUser(userIdWS) ? userIdWS : named;
+  if (given === '' || (named !== '' && named !== given)) throw new ApiError('invalid-live-id', `The per-user channel needs urlId=${prefix}<userIdWS> and that userIdWS.`);
+  const user = liveIds.userOf(given);
+  if (user === undefined) throw new ApiError('invalid-live-id', 'userIdWS was not issued by this server.');
+  return { tenantId: user.tenantId, urlId: PROFILES_CHANNEL, userId: user.userId, topics: [userTopic(user.tenantId, user.userId)], traffic: { windowStart: 0, count: 0 }, site };
 }
 
 /** Close code for a reader whose page stopped admitting it (RFC 6455: policy violation). */
@@ -108,13 +138,18 @@ export class SubChannel {
   /** Open connections, by tenant: the ones a change of access may refuse. */
   readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
   readonly #follow: ((topics: readonly string[]) => Promise<void>) | undefined;
+  readonly #presence: PresenceHooks | undefined;
 
-  /** @param follow cluster mode: makes events of other nodes on these topics reach this one */
-  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits, follow?: (topics: readonly string[]) => Promise<void>) {
+  /**
+   * @param follow cluster mode: makes events of other nodes on these topics reach this one
+   * @param presence told of every page socket that opens and closes
+   */
+  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits, follow?: (topics: readonly string[]) => Promise<void>, presence?: PresenceHooks) {
     this.#liveIds = liveIds;
     this.#system = system;
     this.#limits = limits;
     this.#follow = follow;
+    this.#presence = presence;
   }
 
   /** The websocket behaviour to serve `/sub` with. */
@@ -130,7 +165,9 @@ export class SubChannel {
         await checkSite(this.#system, subscription.tenantId, subscription.site);
         await assertMayListen(this.#system, subscription.tenantId, subscription.urlId, subscription.userId);
         if (this.#follow !== undefined) await this.#follow(subscription.topics);
-        return { accept: subscription };
+        if (subscription.urlId === PROFILES_CHANNEL || this.#presence === undefined) return { accept: subscription };
+        const presenceId = subscription.userId ?? anonPresenceId(cookieValue(req.headers['cookie'], ANON_COOKIE));
+        return { accept: { ...subscription, presenceId } };
       } catch (err) {
         return { refuse: errorReply(err) };
       }
@@ -143,6 +180,7 @@ export class SubChannel {
         this.#open.set(socket.data.tenantId, sockets);
       }
       sockets.add(socket);
+      if (socket.data.presenceId !== undefined) this.#presence?.join(socket.data.tenantId, socket.data.urlId, socket.data.presenceId);
     },
     message: (socket, text) => {
       const traffic = socket.data.traffic;
@@ -158,6 +196,7 @@ export class SubChannel {
       if (text === LIVE_PING) socket.send(LIVE_PONG);
     },
     close: (socket) => {
+      if (socket.data.presenceId !== undefined) this.#presence?.leave(socket.data.tenantId, socket.data.urlId, socket.data.presenceId);
       const sockets = this.#open.get(socket.data.tenantId);
       if (sockets === undefined || !sockets.delete(socket)) return;
       if (sockets.size === 0) this.#open.delete(socket.data.tenantId);

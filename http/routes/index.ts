@@ -24,6 +24,12 @@ import { webhookRoutes } from './webhooks.js';
 import { identityRoutes } from './identity.js';
 import { oauthRoutes } from './oauth.js';
 import { oauthConsentRoutes } from './oauth-consent.js';
+import { publicAccountRoutes } from './public-account.js';
+import { publicActivityRoutes } from './public-activity.js';
+import { publicPresenceRoutes } from './public-presence.js';
+import { publicPageRoutes } from './public-pages.js';
+import { translationRoutes } from './translations.js';
+import { uploadImageRoutes } from './upload-image.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -52,4 +58,10 @@ export const ROUTES: readonly AnyRoute[] = [
   ...identityRoutes,
   ...oauthRoutes,
   ...oauthConsentRoutes,
+  ...publicAccountRoutes,
+  ...publicActivityRoutes,
+  ...publicPresenceRoutes,
+  ...publicPageRoutes,
+  ...translationRoutes,
+  ...uploadImageRoutes,
 ];

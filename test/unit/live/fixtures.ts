@@ -12,6 +12,8 @@ import type { TestServer } from '../../fixtures/server.js';
 import { EVENT_LOG, type EventLogChunk } from '../../../actors/live/event-log-model.js';
 import type { Doc, Filter } from '../../../storage/store.js';
 
+const PRESENCE_FRAME = `{"type":"${LIVE_EVENT_TYPES.presenceUpdate}"`;
+
 /** A refused upgrade: the HTTP status and the parsed `APIError` body. */
 export class Refused extends Error {
   constructor(
@@ -32,10 +34,13 @@ export class LiveClient {
   #read = 0;
   #wake: (() => void) | undefined;
 
-  private constructor(socket: WebSocket) {
+  private constructor(socket: WebSocket, presence: boolean) {
     this.socket = socket;
     socket.on('message', (data: Buffer) => {
-      this.messages.push(data.toString('utf8'));
+      const text = data.toString('utf8');
+      // Presence frames come as readers join and leave; tests of other events do not count them.
+      if (!presence && text.startsWith(PRESENCE_FRAME)) return;
+      this.messages.push(text);
       this.#wake?.();
     });
     this.closed = new Promise((resolve) =>
@@ -46,11 +51,14 @@ export class LiveClient {
     );
   }
 
-  /** Connects; rejects with `Refused` when the server answers the upgrade with an error. */
-  static connect(url: string, headers: Record<string, string> = {}): Promise<LiveClient> {
+  /**
+   * Connects; rejects with `Refused` when the server answers the upgrade with an error. Presence
+   * frames (`p-u`) are kept only with `options.presence`.
+   */
+  static connect(url: string, headers: Record<string, string> = {}, options: { presence?: boolean } = {}): Promise<LiveClient> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url, { headers });
-      const client = new LiveClient(socket);
+      const client = new LiveClient(socket, options.presence === true);
       socket.once('open', () => resolve(client));
       socket.once('unexpected-response', (_req, res) => {
         let text = '';
