@@ -51,6 +51,8 @@ export type ReaderReadsProtocol = {
 export const ReaderReadsKind = defineKind<ReaderReadsProtocol>('reader-reads');
 
 const BEFORE_ALL = '\uffff';
+/** The last time ISO strings of four-digit years can write (and compare as text). */
+const LAST_DATE = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 export class ReaderReadsActor extends Actor<ReaderReadsProtocol> {
   override async onStart(): Promise<void> {}
@@ -61,7 +63,7 @@ export class ReaderReadsActor extends Actor<ReaderReadsProtocol> {
       const base: Record<string, Filter[string]> = { tenantId: this.id, recipient: q.recipient };
       if (q.unreadOnly) base['viewed'] = false;
       if (q.excludeTypes.length > 0) base['type'] = { $nin: q.excludeTypes };
-      let beforeAt = q.afterCreatedAt === null ? BEFORE_ALL : new Date(q.afterCreatedAt).toISOString();
+      let beforeAt = q.afterCreatedAt === null ? BEFORE_ALL : new Date(Math.min(q.afterCreatedAt, LAST_DATE)).toISOString();
       let sameAt: NotificationDoc[] = [];
       if (q.afterId !== null) {
         const after = await this.store.get<NotificationDoc>(C.notifications, q.afterId);
@@ -89,7 +91,7 @@ export class ReaderReadsActor extends Actor<ReaderReadsProtocol> {
 
     notificationsSince: async ({ recipient, since, until, limit }) => {
       this.allowUnconfirmed();
-      const filter: Filter = { tenantId: this.id, recipient, createdAt: { $gte: new Date(since).toISOString(), $lte: new Date(Math.min(until, 8.64e15)).toISOString() } };
+      const filter: Filter = { tenantId: this.id, recipient, createdAt: { $gte: new Date(Math.min(since, LAST_DATE)).toISOString(), $lte: new Date(Math.min(until, LAST_DATE)).toISOString() } };
       return this.store.find<NotificationDoc>(C.notifications, filter, { sort: [['createdAt', 1], ['_id', 1]], limit });
     },
 

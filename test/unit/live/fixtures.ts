@@ -13,6 +13,7 @@ import { EVENT_LOG, type EventLogChunk } from '../../../actors/live/event-log-mo
 import type { Doc, Filter } from '../../../storage/store.js';
 
 const PRESENCE_FRAME = `{"type":"${LIVE_EVENT_TYPES.presenceUpdate}"`;
+const CONFIG_FRAME = `{"type":"${LIVE_EVENT_TYPES.newConfig}"`;
 
 /** A refused upgrade: the HTTP status and the parsed `APIError` body. */
 export class Refused extends Error {
@@ -34,12 +35,13 @@ export class LiveClient {
   #read = 0;
   #wake: (() => void) | undefined;
 
-  private constructor(socket: WebSocket, presence: boolean) {
+  private constructor(socket: WebSocket, keep: { presence?: boolean; config?: boolean }) {
     this.socket = socket;
     socket.on('message', (data: Buffer) => {
       const text = data.toString('utf8');
-      // Presence frames come as readers join and leave; tests of other events do not count them.
-      if (!presence && text.startsWith(PRESENCE_FRAME)) return;
+      // Presence and configuration frames come as readers join and leave and as settings change; tests of other events do not count them.
+      if (keep.presence !== true && text.startsWith(PRESENCE_FRAME)) return;
+      if (keep.config !== true && text.startsWith(CONFIG_FRAME)) return;
       this.messages.push(text);
       this.#wake?.();
     });
@@ -53,12 +55,12 @@ export class LiveClient {
 
   /**
    * Connects; rejects with `Refused` when the server answers the upgrade with an error. Presence
-   * frames (`p-u`) are kept only with `options.presence`.
+   * frames (`p-u`) are kept only with `options.presence`, `new-config` frames with `options.config`.
    */
-  static connect(url: string, headers: Record<string, string> = {}, options: { presence?: boolean } = {}): Promise<LiveClient> {
+  static connect(url: string, headers: Record<string, string> = {}, options: { presence?: boolean; config?: boolean } = {}): Promise<LiveClient> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url, { headers });
-      const client = new LiveClient(socket, options.presence === true);
+      const client = new LiveClient(socket, options);
       socket.once('open', () => resolve(client));
       socket.once('unexpected-response', (_req, res) => {
         let text = '';
