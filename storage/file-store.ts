@@ -8,8 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GridFSBucket } from 'mongodb';
-import type { MongoStore } from './mongo-store.js';
+import { type Db, GridFSBucket } from 'mongodb';
 import type { Store } from './store.js';
 
 /** A stored file. */
@@ -74,18 +73,24 @@ async function writeDurably(path: string, bytes: Buffer): Promise<void> {
   await rename(temp, path);
 }
 
+/** The MongoDB database of a store, looking through stores that wrap another (`inner`). */
+function databaseOf(store: Store): Db | undefined {
+  const seen = store as Store & { database?: Db; inner?: Store };
+  return seen.database ?? (seen.inner !== undefined ? databaseOf(seen.inner) : undefined);
+}
+
 /** Files in GridFS, named `<tenantId>/<id>`, the content type in their metadata. */
 class GridFiles implements FileStore {
-  readonly #store: MongoStore;
+  readonly #store: Store;
   #bucket: GridFSBucket | undefined;
 
-  constructor(store: MongoStore) {
+  constructor(store: Store) {
     this.#store = store;
   }
 
   #files(): GridFSBucket {
     if (this.#bucket !== undefined) return this.#bucket;
-    const db = this.#store.database;
+    const db = databaseOf(this.#store);
     if (db === undefined) throw new Error('storage is not open');
     this.#bucket = new GridFSBucket(db, { bucketName: 'uploads', writeConcern: { w: 'majority', journal: true } });
     return this.#bucket;
@@ -116,7 +121,7 @@ const made = new WeakMap<Store, FileStore>();
 export function fileStoreFor(store: Store, dataDir: string): FileStore {
   let files = made.get(store);
   if (files === undefined) {
-    files = store.kind === 'mongodb' ? new GridFiles(store as MongoStore) : new DiskFiles(join(dataDir, 'uploads'));
+    files = store.kind === 'mongodb' ? new GridFiles(store) : new DiskFiles(join(dataDir, 'uploads'));
     made.set(store, files);
   }
   return files;

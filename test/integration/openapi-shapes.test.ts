@@ -15,6 +15,7 @@ import { type ApiResponse, startTestServer, storages, type TestServer } from '..
 import { callIdentityOperations } from './identity-shapes.js';
 import { authorize, oauthFixture, type OAuthFixture, register } from './oauth-helpers.js';
 import { callNotifyOperations } from './notify-shapes.js';
+import { callReaderOperations } from './reader-shapes.js';
 import { callWebhookOperations } from './webhook-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
@@ -191,6 +192,7 @@ async function callEveryOperation(t: TestServer): Promise<void> {
   await callIdentityOperations(t);
   await callWebhookOperations(t);
   await callNotifyOperations(t);
+  await callReaderOperations(t);
 
   const missing = implementedOperations()
     .filter((op) => !validatedOperations.has(op.id))
