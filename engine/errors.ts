@@ -166,7 +166,6 @@ export const ERRORS = {
   // Readers' account, presence and uploads (public widget routes)
   'profile-activity-private': { status: 403, message: 'This user keeps their activity private.' },
   'not-an-image': { status: 415, message: 'The upload is not an image of a supported type (JPEG, PNG, WebP, GIF, AVIF).' },
-  'image-too-large': { status: 413, message: 'The image file is larger than uploads may be.' },
   'image-too-many-pixels': { status: 422, message: 'The image has more pixels than uploads may have.' },
   'invalid-upload': { status: 400, message: 'The upload must be a multipart/form-data body with one file field named file.' },
   // Engine and storage
