@@ -12,8 +12,9 @@
  * `PRESENCE_LIMITS.frameWindowMs` so a crowd arriving at once makes a few frames, not one per
  * reader. In cluster mode each node also sends its changes, and every `snapshotMs` its whole
  * list, on the tenant's server subject, which every node follows; a node's list not renewed
- * within `staleMs` (the node died) is dropped. Only the node where a reader joined or left
- * publishes the frame, so each change is framed once.
+ * within `staleMs` (the node died) is dropped. Each node frames the changes it sees to its own
+ * sockets only (never relayed), so every socket hears each change once, whichever node it
+ * happened on.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { LIVE_EVENT_TYPES, pageTopic, tenantTopic } from '../../actors/live/live-events.js';
@@ -99,12 +100,14 @@ export class Presence {
   join(tenantId: string, urlId: string, id: string): void {
     const page = this.#page(tenantId, urlId);
     const sockets = page.local.get(id) ?? 0;
-    page.local.set(id, sockets + 1);
-    if (sockets > 0) return;
+    if (sockets > 0) {
+      page.local.set(id, sockets + 1);
+      return;
+    }
+    const wasOn = this.#isOnPage(page, id);
+    page.local.set(id, 1);
     this.#send(page, { joined: [id] });
-    if (this.#elsewhere(page, id)) return;
-    if (!page.left.delete(id)) page.joined.add(id);
-    this.#schedule(page);
+    if (!wasOn) this.#note(page, id, true);
   }
 
   /** A socket of reader `id` on the page closed. */
@@ -118,10 +121,7 @@ export class Presence {
     }
     page.local.delete(id);
     this.#send(page, { left: [id] });
-    if (!this.#elsewhere(page, id)) {
-      if (!page.joined.delete(id)) page.left.add(id);
-      this.#schedule(page);
-    }
+    if (!this.#isOnPage(page, id)) this.#note(page, id, false);
     this.#forgetIfEmpty(page);
   }
 
@@ -140,7 +140,7 @@ export class Presence {
   /** Whether reader `id` is on the page. */
   isOn(tenantId: string, urlId: string, id: string): boolean {
     const page = this.#pages.get(pageTopic(tenantId, urlId));
-    return page !== undefined && (page.local.has(id) || this.#elsewhere(page, id));
+    return page !== undefined && this.#isOnPage(page, id);
   }
 
   /** The pages of a tenant with readers (on any node). */
@@ -155,17 +155,25 @@ export class Presence {
     if (!remote || !topic.startsWith('tenant:')) return;
     const message = event as PresenceMessage | undefined;
     if (message?.type !== 'presence' || message.node === this.#node || typeof message.urlId !== 'string') return;
-    const tenantId = topic.slice('tenant:'.length);
-    const page = this.#page(tenantId, message.urlId);
-    let list = page.remote.get(message.node);
-    if (list === undefined) {
-      list = { ids: new Set(), at: 0 };
-      page.remote.set(message.node, list);
-    }
+    const page = this.#page(topic.slice('tenant:'.length), message.urlId);
+    const list = page.remote.get(message.node) ?? { ids: new Set<string>(), at: 0 };
+    page.remote.set(message.node, list);
     list.at = clock.now();
-    if (message.all !== undefined) list.ids = new Set(message.all);
-    for (const id of message.joined ?? []) list.ids.add(id);
-    for (const id of message.left ?? []) list.ids.delete(id);
+    const next = new Set(message.all ?? list.ids);
+    for (const id of message.joined ?? []) next.add(id);
+    for (const id of message.left ?? []) next.delete(id);
+    const before = list.ids;
+    for (const id of next) {
+      if (before.has(id)) continue;
+      const wasOn = this.#isOnPage(page, id);
+      before.add(id);
+      if (!wasOn) this.#note(page, id, true);
+    }
+    for (const id of [...before]) {
+      if (next.has(id)) continue;
+      before.delete(id);
+      if (!this.#isOnPage(page, id)) this.#note(page, id, false);
+    }
     if (list.ids.size === 0) page.remote.delete(message.node);
     this.#forgetIfEmpty(page);
   };
@@ -180,14 +188,31 @@ export class Presence {
     return page;
   }
 
-  /** Whether another node has reader `id` on the page (lists gone stale dropped on the way). */
-  #elsewhere(page: PageState, id: string): boolean {
+  /** Whether reader `id` is on the page on this node or another (lists gone stale are dropped on the way). */
+  #isOnPage(page: PageState, id: string): boolean {
+    if (page.local.has(id)) return true;
     const now = clock.now();
     for (const [node, list] of page.remote) {
-      if (now - list.at > PRESENCE_LIMITS.staleMs) page.remote.delete(node);
+      if (now - list.at > PRESENCE_LIMITS.staleMs) this.#dropNode(page, node);
       else if (list.ids.has(id)) return true;
     }
     return false;
+  }
+
+  /** Forgets a node's list gone stale (the node died): its readers found nowhere else leave. */
+  #dropNode(page: PageState, node: string): void {
+    const list = page.remote.get(node);
+    if (list === undefined) return;
+    page.remote.delete(node);
+    for (const id of list.ids) if (!this.#isOnPage(page, id)) this.#note(page, id, false);
+  }
+
+  /** A reader joined (or left) the page as a whole: told in the page's next frame. */
+  #note(page: PageState, id: string, joined: boolean): void {
+    if (joined) {
+      if (!page.left.delete(id)) page.joined.add(id);
+    } else if (!page.joined.delete(id)) page.left.add(id);
+    this.#schedule(page);
   }
 
   #ids(page: PageState | undefined): Set<string> {
@@ -196,7 +221,7 @@ export class Presence {
     for (const id of page.local.keys()) ids.add(id);
     const now = clock.now();
     for (const [node, list] of page.remote) {
-      if (now - list.at > PRESENCE_LIMITS.staleMs) page.remote.delete(node);
+      if (now - list.at > PRESENCE_LIMITS.staleMs) this.#dropNode(page, node);
       else for (const id of list.ids) ids.add(id);
     }
     return ids;
@@ -209,7 +234,10 @@ export class Presence {
   }
 
   #sendSnapshots(): void {
-    for (const page of this.#pages.values()) {
+    for (const page of [...this.#pages.values()]) {
+      // Lists of nodes gone quiet are dropped even on pages nobody asks about.
+      this.#ids(page);
+      this.#forgetIfEmpty(page);
       if (page.local.size === 0) continue;
       const message: PresenceMessage = { type: 'presence', node: this.#node, urlId: page.urlId, all: [...page.local.keys()] };
       this.#bus.publish(tenantTopic(page.tenantId), message);
@@ -233,7 +261,8 @@ export class Presence {
     page.left = new Set();
     if (joined.length === 0 && left.length === 0) return;
     const sc = this.#ids(page).size;
-    this.#bus.publish(pageTopic(page.tenantId, page.urlId), { type: LIVE_EVENT_TYPES.presenceUpdate, timestamp: clock.now(), uj: joined, ul: left, sc });
+    // Every node frames what it sees for its own sockets: sent as a remote event, it is not relayed.
+    this.#bus.publish(pageTopic(page.tenantId, page.urlId), { type: LIVE_EVENT_TYPES.presenceUpdate, timestamp: clock.now(), uj: joined, ul: left, sc }, this.#clustered);
     this.#forgetIfEmpty(page);
   }
 
