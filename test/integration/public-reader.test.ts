@@ -186,3 +186,28 @@ for (const storage of storages()) {
     });
   });
 }
+
+describe('floods of sessions and requests', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer('lmdb', { anonSessionsPerHour: 4, publicReadRate: 1, publicReadBurst: 12 });
+    await allowSite(t);
+  });
+  after(async () => {
+    await t?.destroy();
+  });
+
+  test('a client starting sessions faster than its budget gets 429 and nothing is stored; so does one reading too fast', async () => {
+    const tenantId = t.tenant.tenantId;
+    const subscribe = (urlId: string) => pub(t, 'POST', '/user-notifications/set-subscription-state/subscribe', { query: { tenantId, urlId, url: '', pageTitle: '' } });
+    assert.equal((await subscribe('/flood/0')).status, 200);
+    const refused = await subscribe('/flood/1');
+    assert.deepEqual([refused.status, refused.body['code']], [429, 'rate-limited']);
+    assert.ok(refused.headers.get('retry-after'));
+    const stored = await t.server.services.store.find('subscriptions', { tenantId });
+    assert.deepEqual(stored.map((s) => s['urlId']), ['/flood/0']);
+    let limited = false;
+    for (let i = 0; i < 20 && !limited; i++) limited = (await pub(t, 'GET', '/translations/widgets/comment-ui')).status === 429;
+    assert.ok(limited, 'reads are limited per client');
+  });
+});
