@@ -15,8 +15,8 @@ import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { isNoUser, PROFILES_CHANNEL } from '../live/sub-channel.js';
-import { publicReader } from '../public-reader.js';
-import { route, type Schema } from '../route.js';
+import { admitTenant, publicReader } from '../public-reader.js';
+import { route, type RouteRequest, type Schema } from '../route.js';
 import { text } from './page-context.js';
 
 /** Limits of the public page list, documented in docs/public-reader.md. */
@@ -41,9 +41,10 @@ interface PagesQuery {
   sessionId?: string;
 }
 
-interface LogQuery {
-  urlId: string;
-  userIdWS: string;
+/** The query of a per-user catch-up read. */
+export interface LogQuery {
+  urlId?: string;
+  userIdWS?: string;
   startTime: number;
   endTime?: number;
 }
@@ -131,27 +132,36 @@ export const publicPageRoutes = [
       required: ['userIdWS', 'startTime'],
     },
     missingCodes: { userIdWS: 'missing-param' },
-    handle: async (req) => {
-      const q = req.query;
-      const named = req.params['tenantId']!;
-      const user = isNoUser(q.userIdWS) ? undefined : req.app.liveIds.userOf(q.userIdWS);
-      const tenantId = named === PROFILES_CHANNEL ? user?.tenantId : (req.app.liveIds.tenantOf(named) ?? named);
-      if (user === undefined || user.tenantId !== tenantId) throw new ApiError('invalid-live-id', 'userIdWS was not issued for this tenant.');
-      const endTime = q.endTime ?? Number.MAX_SAFE_INTEGER;
-      if (endTime < q.startTime) throw new ApiError('invalid-param', 'endTime must not be before startTime.');
-      const docs = await req.app.system.ask(ReaderReadsKind, tenantId, 'notificationsSince', {
-        recipient: recipientKey({ userId: user.userId, anonUserId: null }),
-        since: q.startTime,
-        until: endTime,
-        limit: GLOBAL_LOG_LIMIT,
-      });
-      const urlId = `${PROFILES_CHANNEL}:${q.userIdWS}`;
-      const events = docs.map((doc) => {
-        const timestamp = Date.parse(doc.createdAt);
-        const data = encodeLiveEvent({ type: LIVE_EVENT_TYPES.notification, timestamp, notification: publicNotification(notificationView(doc)) });
-        return { _id: doc._id, createdAt: doc.createdAt, tenantId, urlId, broadcastId: '', data };
-      });
-      return { events };
-    },
+    handle: (req) => profileLog(req, req.params['tenantId']!),
   }),
 ];
+
+
+/**
+ * The catch-up log of a reader's own channel: its notifications created in [startTime,
+ * endTime] as `notification` events, oldest first. `named` is the tenant's id, its
+ * `tenantIdWS`, or `__internal_profiles` (the JavaScript client's `/event-log/__internal_profiles/`),
+ * in which case the tenant is the one the `userIdWS` was issued for and its sites are checked here.
+ */
+export async function profileLog(req: RouteRequest<LogQuery, undefined>, named: string): Promise<Record<string, unknown>> {
+  const q = req.query;
+  const user = q.userIdWS === undefined || isNoUser(q.userIdWS) ? undefined : req.app.liveIds.userOf(q.userIdWS);
+  const tenantId = named === PROFILES_CHANNEL ? user?.tenantId : (req.app.liveIds.tenantOf(named) ?? named);
+  if (user === undefined || user.tenantId !== tenantId) throw new ApiError('invalid-live-id', 'userIdWS was not issued for this tenant.');
+  if (named === PROFILES_CHANNEL) await admitTenant(req, tenantId);
+  const endTime = q.endTime ?? Number.MAX_SAFE_INTEGER;
+  if (endTime < q.startTime) throw new ApiError('invalid-param', 'endTime must not be before startTime.');
+  const docs = await req.app.system.ask(ReaderReadsKind, tenantId, 'notificationsSince', {
+    recipient: recipientKey({ userId: user.userId, anonUserId: null }),
+    since: q.startTime,
+    until: endTime,
+    limit: GLOBAL_LOG_LIMIT,
+  });
+  const urlId = `${PROFILES_CHANNEL}:${q.userIdWS}`;
+  const events = docs.map((doc) => {
+    const timestamp = Date.parse(doc.createdAt);
+    const data = encodeLiveEvent({ type: LIVE_EVENT_TYPES.notification, timestamp, notification: publicNotification(notificationView(doc)) });
+    return { _id: doc._id, createdAt: doc.createdAt, tenantId, urlId, broadcastId: '', data };
+  });
+  return { events };
+}

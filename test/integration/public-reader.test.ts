@@ -180,6 +180,11 @@ for (const storage of storages()) {
       const log = ok(await pub(t, 'GET', `/event-log/global/${tenantId}`, { query: { urlId: `__internal_profiles:${userIdWS}`, userIdWS, startTime: 0 } }), 'log') as { events: { data: string }[] };
       assert.equal(log.events.length, 4);
       for (const entry of log.events) assert.equal((JSON.parse(entry.data) as { type: string }).type, 'notification');
+      // The JavaScript client's form: the per-user channel's own name in place of the tenant, with a trailing slash.
+      const sdk = ok(await pub(t, 'GET', '/event-log/__internal_profiles/', { query: { urlId: `__internal_profiles:${userIdWS}`, userIdWS, startTime: 0 } }), 'sdk log') as { events: { data: string }[] };
+      assert.deepEqual(sdk.events, log.events);
+      const elsewhere = await t.api('GET', '/event-log/__internal_profiles/', { auth: 'none', headers: { origin: 'https://evil.example' }, query: { urlId: 'x', userIdWS, startTime: 0 } });
+      assert.deepEqual([elsewhere.status, elsewhere.body['code']], [403, 'domain-not-allowed']);
       const other = await t.addTenant();
       const foreign = t.server.services.liveIds.userIdWS(other.tenantId, ann);
       assert.equal((await pub(t, 'GET', `/event-log/global/${tenantId}`, { query: { urlId: 'x', userIdWS: foreign, startTime: 0 } })).body['code'], 'invalid-live-id');
