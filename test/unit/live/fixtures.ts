@@ -111,7 +111,7 @@ export function subUrl(t: TestServer, ids: { tenantIdWS?: string; urlId?: string
 }
 
 /** Connects a subscriber to a page of a tenant (and a user, if given) with ids the server issued. */
-export function subscribe(t: TestServer, tenantId: string, urlId: string, userId?: string): Promise<LiveClient> {
+export function subscribe(t: TestServer, tenantId: string, urlId: string, userId?: string, keep: { presence?: boolean; config?: boolean } = {}): Promise<LiveClient> {
   const ids = t.server.services.liveIds;
   return LiveClient.connect(
     subUrl(t, {
@@ -119,6 +119,8 @@ export function subscribe(t: TestServer, tenantId: string, urlId: string, userId
       urlId: ids.urlIdWS(tenantId, urlId),
       ...(userId === undefined ? {} : { userIdWS: ids.userIdWS(tenantId, userId) }),
     }),
+    {},
+    keep,
   );
 }
 
