@@ -16,16 +16,26 @@ import type { BusListener, EventBus } from '../../engine/event-bus.js';
 import { log } from '../../engine/log.js';
 import type { Presence } from './presence.js';
 
+/** Settings readers' widgets never need and spammers would like to read: left out of the frames. */
+const PRIVATE_SETTINGS: readonly string[] = ['spamRules'];
+
+/** A page's widget configuration as every reader may see it. */
+export function publicWidgetConfig(config: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...config };
+  for (const key of PRIVATE_SETTINGS) delete out[key];
+  return out;
+}
+
 /** The listener that sends `new-config` frames. */
 export function configPush(system: ActorSystem, bus: EventBus, presence: Presence): BusListener {
   const sent = new LRUCache<string, string>({ max: 10_000 });
   const push = async (tenantId: string, urlId: string): Promise<void> => {
-    const settings = await tenantSettings(system, tenantId, urlId);
-    const json = JSON.stringify(settings.config);
+    const config = publicWidgetConfig((await tenantSettings(system, tenantId, urlId)).config);
+    const json = JSON.stringify(config);
     const topic = pageTopic(tenantId, urlId);
     if (sent.get(topic) === json) return;
     sent.set(topic, json);
-    bus.publish(topic, { type: LIVE_EVENT_TYPES.newConfig, timestamp: clock.now(), config: settings.config });
+    bus.publish(topic, { type: LIVE_EVENT_TYPES.newConfig, timestamp: clock.now(), config });
   };
   return (topic, event, remote) => {
     if (remote || !topic.startsWith('tenant:') || (event as AccessChanged | undefined)?.type !== 'access-changed') return;

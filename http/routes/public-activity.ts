@@ -69,7 +69,7 @@ export const publicActivityRoutes = [
       type: 'object',
       properties: {
         userId: text(256, 1),
-        tenantId: text(64),
+        tenantId: { type: 'string', pattern: '^([A-Za-z0-9_-]{1,64})?$' },
         direction: { type: 'string', enum: Object.values(SORT_DIRECTIONS) },
         repliesToUserId: text(256),
         page: { type: 'integer', minimum: 0, maximum: ACTIVITY_MAX_PAGE },
