@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from '../fixtures/eventually.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
-import { LiveClient, subUrl } from '../unit/live/fixtures.js';
+import { LiveClient, Refused, subUrl } from '../unit/live/fixtures.js';
 import { allowSite, commentAs, ok, pub, secureSso, SITE, ssoUserOf } from './reader-helpers.js';
 
 type Listed = { notifications: { _id: string; viewed: string; type: number; fromCommentId: string | null; relatedObjectId: string; optedOut: boolean }[]; hasMore: boolean; isSubscribed: boolean };
@@ -57,6 +57,14 @@ for (const storage of storages()) {
       }
       profile.close();
       page.close();
+      // Forged or mismatched ids open no per-user channel.
+      const forged = `${userIdWS.slice(0, -4)}AAAA`;
+      for (const bad of [
+        { tenantIdWS: '__internal_profiles', urlId: `__internal_profiles:${forged}`, userIdWS: forged },
+        { tenantIdWS: '__internal_profiles', urlId: `__internal_profiles:${ids.userIdWS(tenantId, bob)}`, userIdWS },
+      ]) {
+        await assert.rejects(LiveClient.connect(subUrl(t, bad), { origin: SITE }), (err: unknown) => err instanceof Refused && err.status === 403 && err.body['code'] === 'invalid-live-id');
+      }
       const listed = await list(annSso, { urlId });
       assert.equal(listed.notifications.length, 1);
       assert.equal(listed.notifications[0]!.fromCommentId, reply);
