@@ -43,6 +43,32 @@ export function sniffImage(bytes: Uint8Array): ImageKind | undefined {
   return undefined;
 }
 
+/**
+ * Images decoded at once, and uploads waiting for a turn; beyond them an upload is refused with
+ * 503 `overloaded`. A decoded image can take hundreds of megabytes: this bounds the memory all
+ * uploads together may take, whatever many clients send.
+ */
+export const IMAGE_WORK = { concurrent: 2, waiting: 16 } as const;
+
+let imagesActive = 0;
+const imagesWaiting: (() => void)[] = [];
+
+/** Runs `work` in one of the `IMAGE_WORK.concurrent` turns. */
+export async function inImageTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (imagesActive >= IMAGE_WORK.concurrent) {
+    if (imagesWaiting.length >= IMAGE_WORK.waiting) throw new ApiError('overloaded', 'Too many images are being processed; retry shortly.');
+    // The turn is handed over by the upload that ends, without ever being free in between.
+    await new Promise<void>((resolve) => imagesWaiting.push(resolve));
+  } else imagesActive++;
+  try {
+    return await work();
+  } finally {
+    const next = imagesWaiting.shift();
+    if (next !== undefined) next();
+    else imagesActive--;
+  }
+}
+
 const uploadBudgets = new WeakMap<AppServices, TokenBuckets>();
 
 function budget(app: AppServices): TokenBuckets {
@@ -116,27 +142,7 @@ export const uploadImageRoutes = [
       }
       if (width <= 0 || height <= 0) throw new ApiError('not-an-image', 'The image has no size.');
       if (width * height > maxPixels) throw new ApiError('image-too-many-pixels', `The image is ${width} × ${height} pixels; at most ${maxPixels} pixels are accepted.`);
-      const format = kind === 'jpeg' ? 'jpg' : 'webp';
-      const id = randomBytes(12).toString('base64url');
-      const files = fileStoreFor(app.store, app.config.dataDir);
-      const base = baseUrl(req);
-      const media: { w: number; h: number; src: string }[] = [];
-      for (const side of SIZE_PRESETS[req.query.sizePreset ?? 'Default']) {
-        if (media.length > 0 && side >= Math.max(width, height)) continue;
-        let out: { data: Buffer; info: OutputInfo };
-        try {
-          const pipeline = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', animated: false })
-            .rotate()
-            .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true });
-          out = await (format === 'jpg' ? pipeline.jpeg({ quality: 82, mozjpeg: true }) : pipeline.webp({ quality: 85 })).toBuffer({ resolveWithObject: true });
-        } catch (err) {
-          if (/pixel limit/i.test(String((err as Error).message))) throw new ApiError('image-too-many-pixels');
-          throw new ApiError('not-an-image', 'The image could not be decoded.');
-        }
-        const name = `${id}-${out.info.width}`;
-        await files.put(tenantId, name, out.data, CONTENT_TYPES[format]);
-        media.push({ w: out.info.width, h: out.info.height, src: `${base}/uploads/${tenantId}/${name}.${format}` });
-      }
+      const media = await inImageTurn(() => encode(req, tenantId, bytes, kind, width, height));
       return { url: media[0]!.src, media };
     },
   }),
@@ -160,3 +166,31 @@ export const uploadImageRoutes = [
     },
   }),
 ];
+
+/** Decodes, resizes and re-encodes the image to each size of the preset, and stores each (durably). */
+async function encode(req: RouteRequest<UploadQuery, Buffer>, tenantId: string, bytes: Buffer, kind: ImageKind, width: number, height: number): Promise<{ w: number; h: number; src: string }[]> {
+  const { app } = req;
+  const maxPixels = app.config.maxUploadPixels;
+  const format = kind === 'jpeg' ? 'jpg' : 'webp';
+  const id = randomBytes(12).toString('base64url');
+  const files = fileStoreFor(app.store, app.config.dataDir);
+  const base = baseUrl(req);
+  const media: { w: number; h: number; src: string }[] = [];
+  for (const side of SIZE_PRESETS[req.query.sizePreset ?? 'Default']) {
+    if (media.length > 0 && side >= Math.max(width, height)) continue;
+    let out: { data: Buffer; info: OutputInfo };
+    try {
+      const pipeline = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error', animated: false })
+        .rotate()
+        .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true });
+      out = await (format === 'jpg' ? pipeline.jpeg({ quality: 82, mozjpeg: true }) : pipeline.webp({ quality: 85 })).toBuffer({ resolveWithObject: true });
+    } catch (err) {
+      if (/pixel limit/i.test(String((err as Error).message))) throw new ApiError('image-too-many-pixels');
+      throw new ApiError('not-an-image', 'The image could not be decoded.');
+    }
+    const name = `${id}-${out.info.width}`;
+    await files.put(tenantId, name, out.data, CONTENT_TYPES[format]);
+    media.push({ w: out.info.width, h: out.info.height, src: `${base}/uploads/${tenantId}/${name}.${format}` });
+  }
+  return media;
+}
