@@ -27,6 +27,7 @@ import { QuestionsKind } from './question/protocol.js';
 import { QuestionsActor } from './question/questions-actor.js';
 import { FeedActor } from './feed/feed-actor.js';
 import { FeedKind } from './feed/protocol.js';
+import { ReaderReadsActor, ReaderReadsKind } from './reader/reader-reads-actor.js';
 
 /** Registers every kind of actor with the system. */
 export function registerActors(system: ActorSystem): void {
@@ -49,4 +50,5 @@ export function registerActors(system: ActorSystem): void {
   system.register(ExportJobKind, (ctx) => new ExportJobActor(ctx));
   system.register(QuestionsKind, (ctx) => new QuestionsActor(ctx));
   system.register(FeedKind, (ctx) => new FeedActor(ctx));
+  system.register(ReaderReadsKind, (ctx) => new ReaderReadsActor(ctx));
 }

@@ -97,6 +97,9 @@ export const SETTINGS = {
   publicCommentsPerMinute: setting('PUBLIC_COMMENTS_PER_MINUTE', '--public-comments-per-minute', 6, int, 'Comments one client may post (or edit) through the widget API per minute, sustained.'),
   publicCommentBurst: setting('PUBLIC_COMMENT_BURST', '--public-comment-burst', 5, int, 'Comments one client may post (or edit) through the widget API at once.'),
   openSitesWithoutDomains: setting('OPEN_SITES_WITHOUT_DOMAINS', '--open-sites-without-domains', false, bool, 'Let any site host the widget of a tenant with no domain configured (otherwise only localhost and loopback origins).'),
+  maxUploadBytes: setting('MAX_UPLOAD_BYTES', '--max-upload-bytes', 10_485_760, int, 'Largest image file `POST /upload-image` accepts (the whole request body); larger ones get 413 `body-too-large`.'),
+  maxUploadPixels: setting('MAX_UPLOAD_PIXELS', '--max-upload-pixels', 40_000_000, int, 'Most pixels (width × height) an uploaded image may have; more get 422 `image-too-many-pixels` before it is decoded.'),
+  uploadsPerHour: setting('UPLOADS_PER_HOUR', '--uploads-per-hour', 60, int, 'Images one client may upload per hour (a quarter of them at once).'),
 } as const;
 
 type Settings = typeof SETTINGS;

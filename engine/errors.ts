@@ -189,6 +189,11 @@ export const ERRORS = {
   'feed-post-duplicate': { status: 409, message: "The same author already posted this content." },
   'feed-post-spam': { status: 400, message: "The feed post was judged spam." },
   'feed-post-empty': { status: 400, message: "A feed post needs a title, content, media or links." },
+  // Readers' account, presence and uploads (public widget routes)
+  'profile-activity-private': { status: 403, message: 'This user keeps their activity private.' },
+  'not-an-image': { status: 415, message: 'The upload is not an image of a supported type (JPEG, PNG, WebP, GIF, AVIF).' },
+  'image-too-many-pixels': { status: 422, message: 'The image has more pixels than uploads may have.' },
+  'invalid-upload': { status: 400, message: 'The upload must be a multipart/form-data body with one file field named file.' },
   // Engine and storage
   'storage-unavailable': { status: 503, message: 'Storage is unavailable; nothing was changed. Retry later.' },
   'storage-conflict': { status: 409, message: 'The write conflicts with stored data; nothing was changed.' },

@@ -56,6 +56,7 @@ function compileRoute(spec: AnyRoute): CompiledRoute {
 
 function parseBody(req: IncomingRequest, route: CompiledRoute): unknown {
   const raw = req.body;
+  if (route.spec.rawBody) return raw ?? Buffer.alloc(0);
   const empty = raw === undefined || raw.length === 0;
   if (route.checkBody === undefined) {
     if (!empty) throw new ApiError('unexpected-param', 'This endpoint takes no request body.');

@@ -7,6 +7,7 @@
 import { ApiError } from '../engine/errors.js';
 import { limitKey } from './client-address.js';
 import { checkSite, requestSite } from './site-check.js';
+import { PROFILES_CHANNEL } from './live/sub-channel.js';
 import type { AppServices } from './services.js';
 import type { IncomingRequest } from './uws.js';
 
@@ -33,6 +34,8 @@ export function corsHeaders(req: IncomingRequest): Headers {
  */
 function namedTenant(app: AppServices, params: Readonly<Record<string, string>>, rawQuery: string): string | undefined {
   const named = params['tenantId'] ?? (rawQuery.includes('tenantId=') ? (new URLSearchParams(rawQuery).get('tenantId') ?? undefined) : undefined);
+  // The per-user channel's log names no tenant: its route checks the site of the user's tenant.
+  if (named === PROFILES_CHANNEL) return undefined;
   return named === undefined || named === '' ? undefined : (app.liveIds.tenantOf(named) ?? named);
 }
 

@@ -86,6 +86,8 @@ export interface RouteSpec<Q = any, B = any, R extends RouteResult = RouteResult
   readonly body?: Schema;
   /** The body is `application/x-www-form-urlencoded` (its fields are text; a repeated name is an array). */
   readonly form?: boolean;
+  /** The handler takes the body as bytes (a `Buffer`, empty when none was sent) and checks it itself: uploads. */
+  readonly rawBody?: boolean;
   /** How the route answers (default `api`). */
   readonly answers?: Dialect;
   /**

@@ -24,6 +24,8 @@ import { resumeDataJobs } from '../actors/import/resume-data-jobs.js';
 import type { MongoStore } from '../storage/mongo-store.js';
 import type { Store, WriterLease } from '../storage/store.js';
 import { startLive } from './live/live-channels.js';
+import { Presence } from './live/presence.js';
+import { UPLOAD_PATH_PREFIX } from './routes/upload-image.js';
 import { ChargeBatcher } from './charge-batcher.js';
 import { AuditBatcher } from './audit-batcher.js';
 import { createPipeline } from './pipeline.js';
@@ -153,11 +155,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const aggregator = aggregatorFor(config, store.kind);
   const audits = new AuditBatcher(system);
   const readiness = new Readiness(store, cluster?.status);
+  const presence = new Presence(bus, clustered);
   const services: AppServices = {
-    config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email, audits, readiness,
+    config, store, system, bus, tokens: new TokenStore(store), liveIds, charges, limits: publicLimits(config), aggregator, email, audits, readiness, presence,
     ...(cluster ? { clusterReady: () => cluster!.ready } : {}),
   };
-  const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy });
+  const http = new HttpServer({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy, largeBodies: [{ prefix: UPLOAD_PATH_PREFIX, maxBytes: Math.max(config.maxBodyBytes, config.maxUploadBytes) }] });
   const live = startLive(http, services, cluster?.relay);
   cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);

@@ -10,6 +10,7 @@ import type { EventBus } from '../engine/event-bus.js';
 import type { Store } from '../storage/store.js';
 import type { EmailServices } from '../email/index.js';
 import type { Readiness } from './readiness.js';
+import type { Presence } from './live/presence.js';
 
 /** What route handlers may use. Data an actor owns is reached through `system`, never `store`. */
 export interface AppServices {
@@ -34,4 +35,6 @@ export interface AppServices {
   readonly readiness?: Readiness;
   /** Cluster mode: whether this node has been ready to serve every shard (see `ClusterNode.ready`). */
   readonly clusterReady?: () => boolean;
+  /** Who is on each page's live channel, on every node. */
+  readonly presence: Presence;
 }

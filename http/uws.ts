@@ -113,6 +113,8 @@ export interface HttpServerOptions {
   readonly maxBodyBytes: number;
   /** Use the first X-Forwarded-For address as the client address. */
   readonly trustProxy: boolean;
+  /** Paths (by prefix) whose bodies may be larger than `maxBodyBytes` (image uploads), and their limit. */
+  readonly largeBodies?: ReadonlyArray<{ readonly prefix: string; readonly maxBytes: number }>;
 }
 
 const STATUS_LINES = new Map<number, string>();
@@ -539,6 +541,11 @@ export class HttpServer {
     (this.#app as unknown as { close(): void }).close();
   }
 
+  #bodyLimit(path: string): number {
+    for (const large of this.#options.largeBodies ?? []) if (path.startsWith(large.prefix)) return large.maxBytes;
+    return this.#options.maxBodyBytes;
+  }
+
   #accept(res: uWS.HttpResponse, req: uWS.HttpRequest, handler: RequestHandler): void {
     const method = (NATIVE ? req.getCaseSensitiveMethod() : req.getMethod()).toUpperCase();
     const exchange = new Exchange(res, req, method, this.#options.trustProxy);
@@ -555,12 +562,12 @@ export class HttpServer {
     }
     const declared = exchange.headers['content-length'] ?? '';
     const length = declared === '' ? -1 : Number(declared);
-    if (length > this.#options.maxBodyBytes) {
+    const limit = this.#bodyLimit(exchange.path);
+    if (length > limit) {
       exchange.refuse({ status: 413, body: TOO_LARGE }, 'body-too-large');
       return;
     }
     exchange.inCallback = false;
-    const limit = this.#options.maxBodyBytes;
     let body: Buffer | undefined = length > 0 ? Buffer.allocUnsafe(length) : undefined;
     let size = 0;
     res.onData((chunk, isLast) => {

@@ -98,6 +98,11 @@ export class MongoStore implements Store {
   /** Journal ids whose insert may or may not have landed; deleted before the next journal write. */
   readonly #orphans: number[] = [];
 
+  /** The database once open: GridFS (uploaded images) keeps its files beside the collections. */
+  get database(): Db | undefined {
+    return this.#db;
+  }
+
   /** @param collections every collection the store may touch, with its indexes */
   constructor(options: MongoStoreOptions, collections: readonly CollectionSpec[]) {
     this.#uri = options.uri;

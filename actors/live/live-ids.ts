@@ -23,8 +23,12 @@ export class LiveIds {
     return this.#sign('u', tenantId, urlId);
   }
 
+  /**
+   * A user's id carries its tenant too, so that the per-user channel (`tenantIdWS` of
+   * `__internal_profiles`, which names no tenant) can tell whose user it is.
+   */
   userIdWS(tenantId: string, userId: string): string {
-    return this.#sign('s', tenantId, userId);
+    return this.#sign('s', tenantId, `${tenantId}\u0000${userId}`);
   }
 
   /**
@@ -50,8 +54,17 @@ export class LiveIds {
 
   /** The user id inside a `userIdWS` made for `tenantId`, or undefined. */
   userIdOf(tenantId: string, userIdWS: string): string | undefined {
+    const user = this.userOf(userIdWS);
+    return user !== undefined && user.tenantId === tenantId ? user.userId : undefined;
+  }
+
+  /** The tenant and user inside a `userIdWS`, or undefined if it is not one this server made. */
+  userOf(userIdWS: string): { tenantId: string; userId: string } | undefined {
     const value = this.#open(userIdWS);
-    return value !== undefined && this.#valid('s', tenantId, value, userIdWS) ? value : undefined;
+    const cut = value === undefined ? -1 : value.indexOf('\u0000');
+    if (cut <= 0) return undefined;
+    const tenantId = value!.slice(0, cut);
+    return this.#valid('s', tenantId, value!, userIdWS) ? { tenantId, userId: value!.slice(cut + 1) } : undefined;
   }
 
   #mac(kind: string, tenantId: string, value: string): Buffer {

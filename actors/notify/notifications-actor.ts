@@ -194,6 +194,22 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
       }
       return null;
     },
+
+    markAllViewed: async () => {
+      await this.commitNow([]);
+      const unread = await this.store.find<NotificationDoc>(C.notifications, { tenantId: this.#tenantId, recipient: this.#recipient, viewed: false }, { limit: ERASE_ROUND });
+      for (const stored of unread) {
+        const doc = this.#docs.get(stored._id) ?? stored;
+        if (!doc.viewed) await this.#store({ ...doc, viewed: true });
+      }
+      const more = unread.length === ERASE_ROUND;
+      if (!more && this.#count !== null) {
+        this.remove(C.counts, this.#count._id);
+        this.#count = null;
+      } else if (more) this.#changeCount(-unread.length);
+      if (unread.length > 0 || !more) this.#announce(countEvent(this.#count?.count ?? 0));
+      return { modified: unread.length, more };
+    },
   };
 
   override onStop(): void {

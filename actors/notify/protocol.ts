@@ -75,6 +75,11 @@ export type NotificationsProtocol = {
    * (`remove`, its comments are gone) or left without its name, id and avatar.
    */
   forgetSender: { in: { userId: string; ids: readonly string[]; remove: boolean }; out: null };
+  /**
+   * Marks a round of the recipient's unread notifications viewed (the reader's "mark all
+   * read") and clears the count once none is left; `more` until every one is viewed.
+   */
+  markAllViewed: { in: null; out: { modified: number; more: boolean } };
 };
 
 /** `notifications:<tenantId>:<recipient>` */

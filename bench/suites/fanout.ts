@@ -35,6 +35,9 @@ const CONNECT_BATCH = 100;
 const DRAIN_TIMEOUT_MS = 15_000;
 const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 
+/** How a presence frame starts: subscribers connecting make them, in numbers that depend on when each connected. */
+const PRESENCE_PREFIX = Buffer.from('{"type":"p-u"', 'latin1');
+
 /** Shared by every socket's `onread`: each chunk is consumed before the next read. */
 const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
 
@@ -65,6 +68,13 @@ class Subscriber {
   #payloadLeft = 0;
   #opcode = 0;
   #payload: Buffer[] = [];
+  /** The current text frame's first bytes, until they tell a presence frame (`p-u`) from the rest. */
+  #start: Buffer | undefined;
+  #startAt = 0;
+  /** The current frame is a presence frame: readers joining, which subscribers connecting make; not counted. */
+  #presence = false;
+  /** Payload bytes of the current frame seen before it was classified. */
+  #pendingBytes = 0;
 
   constructor(reference: boolean) {
     this.reference = reference;
@@ -134,14 +144,22 @@ class Subscriber {
         const short = this.#header[1]! & 0x7f;
         this.#payloadLeft = short === 126 ? this.#header.readUInt16BE(2) : short === 127 ? Number(this.#header.readBigUInt64BE(2)) : short;
         this.#opcode = this.#header[0]! & 0x0f;
-        if (this.#opcode === 1) this.#arrived(now);
+        this.#presence = false;
+        if (this.#opcode === 1) {
+          this.#start = Buffer.alloc(0);
+          this.#startAt = now;
+        }
         if (this.#payloadLeft === 0) this.#frameDone();
         continue;
       }
       const take = Math.min(this.#payloadLeft, to - at);
       if (this.#opcode === 1) {
-        this.payloadBytes += take;
         if (this.reference) this.#payload.push(Buffer.from(buffer.subarray(at, at + take)));
+        if (this.#start !== undefined) {
+          this.#start = Buffer.concat([this.#start, buffer.subarray(at, at + Math.min(take, PRESENCE_PREFIX.length))]);
+          this.#pendingBytes += take;
+          if (this.#start.length >= PRESENCE_PREFIX.length || take === this.#payloadLeft) this.#classify();
+        } else if (!this.#presence) this.payloadBytes += take;
       }
       at += take;
       this.#payloadLeft -= take;
@@ -158,8 +176,23 @@ class Subscriber {
     this.arrivals[this.frames++] = now;
   }
 
+  /** Tells a presence frame from the rest by its first bytes; the rest count as arrived when their header did. */
+  #classify(): void {
+    this.#presence = this.#start!.subarray(0, PRESENCE_PREFIX.length).equals(PRESENCE_PREFIX);
+    this.#start = undefined;
+    if (!this.#presence) {
+      this.#arrived(this.#startAt);
+      this.payloadBytes += this.#pendingBytes;
+    }
+    this.#pendingBytes = 0;
+  }
+
   #frameDone(): void {
-    if (this.#opcode === 1 && this.reference) {
+    if (this.#opcode === 1 && this.#start !== undefined) this.#classify();
+    if (this.#presence) {
+      this.#payload = [];
+      this.#presence = false;
+    } else if (this.#opcode === 1 && this.reference) {
       const event = JSON.parse(decodeURIComponent(Buffer.concat(this.#payload).toString('utf8'))) as { type: string; vote?: { _id?: string } };
       this.parsed.push({ type: event.type, voteId: event.vote?._id });
       this.#payload = [];

@@ -4,6 +4,7 @@ import type { HttpServer } from '../uws.js';
 import { EventLogFeeder } from './event-log-feeder.js';
 import { liveFanout, type LiveRelaySend } from './fanout.js';
 import { SubChannel } from './sub-channel.js';
+import { configPush } from './config-push.js';
 
 /** How often pages gone quiet have their expired event-log entries dropped. */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -30,11 +31,13 @@ export interface LiveChannels {
  * `http.onRequest`, which takes every path not claimed before it.
  */
 export function startLive(http: HttpServer, services: AppServices, cluster?: LiveCluster): LiveChannels {
-  const sub = new SubChannel(services.liveIds, services.system, services.limits, cluster?.follow, services.config.openSitesWithoutDomains);
+  const sub = new SubChannel(services.liveIds, services.system, services.limits, cluster?.follow, services.presence, services.config.openSitesWithoutDomains);
   http.live('/sub', sub.behavior);
   const feeder = new EventLogFeeder(services.system);
   const unlisten = services.bus.listen(liveFanout(http, feeder, cluster?.send));
   const unlistenSub = services.bus.listen(sub.onBusEvent);
+  const unlistenPresence = services.bus.listen(services.presence.onBusEvent);
+  const unlistenConfig = services.bus.listen(configPush(services.system, services.bus, services.presence));
   const sweep = setInterval(() => services.system.tell(EventLogSweeperKind, SWEEPER_ID, 'sweep', null), SWEEP_INTERVAL_MS);
   sweep.unref();
   return {
@@ -42,6 +45,9 @@ export function startLive(http: HttpServer, services: AppServices, cluster?: Liv
       clearInterval(sweep);
       unlisten();
       unlistenSub();
+      unlistenPresence();
+      unlistenConfig();
+      services.presence.stop();
       await feeder.stop(services.store);
     },
   };

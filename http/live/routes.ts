@@ -2,7 +2,8 @@ import { EventLogKind, eventLogActorId } from '../../actors/live/event-log-proto
 import { ApiError } from '../../engine/errors.js';
 import { RawJson, route, type RouteResult, type Schema } from '../route.js';
 import { assertMayListen } from './page-access.js';
-import { isNoUser } from './sub-channel.js';
+import { isNoUser, PROFILES_CHANNEL } from './sub-channel.js';
+import { profileLog } from '../routes/public-pages.js';
 
 interface EventLogQuery {
   urlId: string;
@@ -44,8 +45,10 @@ export const liveRoutes = [
     params: TENANT_PARAM,
     query: EVENT_LOG_QUERY,
     missingCodes: { urlId: 'missing-url-id' },
-    handle: async ({ app, params, query }) => {
+    handle: async (req) => {
+      const { app, params, query } = req;
       const given = params['tenantId']!;
+      if (given === PROFILES_CHANNEL) return profileLog(req, given);
       const tenantId = app.liveIds.tenantOf(given) ?? given;
       const urlId = app.liveIds.urlIdOf(tenantId, query.urlId) ?? query.urlId;
       const userIdWS = query.userIdWS;

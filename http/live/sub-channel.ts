@@ -14,6 +14,8 @@ import { checkSite, requestSite } from '../site-check.js';
 import type { PublicLimits } from '../rate-limit.js';
 import { assertMayListen } from './page-access.js';
 import { liveClosed, liveOpened } from '../../engine/metrics/live-meters.js';
+import { ANON_COOKIE, cookieValue } from '../anon-session.js';
+import { anonPresenceId } from './presence.js';
 
 /** Limits of the `/sub` channel, documented in docs/live.md. */
 export const SUB_LIMITS = {
@@ -48,6 +50,17 @@ export interface Subscription {
   readonly site: string | undefined;
   /** When the connection opened (ms, monotonic), and why the server closed it, once it did: for the close log. */
   readonly life: { openedAt: number; closedBecause: string | undefined };
+  /** The reader as presence counts it (`http/live/presence.ts`); absent on the per-user channel. */
+  readonly presenceId?: string;
+}
+
+/** The `tenantIdWS` of the per-user channel: `urlId` is then `__internal_profiles:<userIdWS>`. */
+export const PROFILES_CHANNEL = '__internal_profiles';
+
+/** What the channel tells presence of (`http/live/presence.ts`). */
+export interface PresenceHooks {
+  join(tenantId: string, urlId: string, id: string): void;
+  leave(tenantId: string, urlId: string, id: string): void;
 }
 
 const NO_USER = new Set(['', 'null', 'undefined']);
@@ -75,6 +88,7 @@ export function subscriptionFor(liveIds: LiveIds, query: Query, site?: string): 
   const userIdWS = single(query, 'userIdWS');
   if (!tenantIdWS) throw new ApiError('missing-param', 'tenantIdWS is required.');
   if (!urlIdWS) throw new ApiError('missing-param', 'urlId (the urlIdWS of the page) is required.');
+  if (tenantIdWS === PROFILES_CHANNEL) return profileSubscription(liveIds, urlIdWS, userIdWS, site);
   const tenantId = liveIds.tenantOf(tenantIdWS);
   if (tenantId === undefined) throw new ApiError('invalid-live-id', 'tenantIdWS was not issued by this server.');
   const urlId = liveIds.urlIdOf(tenantId, urlIdWS);
@@ -87,6 +101,22 @@ export function subscriptionFor(liveIds: LiveIds, query: Query, site?: string): 
   const topics = [pageTopic(tenantId, urlId)];
   if (userId !== null) topics.push(userTopic(tenantId, userId));
   return { tenantId, urlId, userId, topics, traffic: { windowStart: 0, count: 0 }, site, life: { openedAt: 0, closedBecause: undefined } };
+}
+
+/**
+ * The per-user channel: `tenantIdWS=__internal_profiles&urlId=__internal_profiles:<userIdWS>`
+ * with the same `userIdWS`. It carries the user's own events (notifications) on every page;
+ * the tenant is the one the `userIdWS` was issued for. Admission is checked as for a page
+ * named `__internal_profiles` (single sign-on rules of the tenant).
+ */
+function profileSubscription(liveIds: LiveIds, urlIdWS: string, userIdWS: string | undefined, site: string | undefined): Subscription {
+  const prefix = `${PROFILES_CHANNEL}:`;
+  const named = urlIdWS.startsWith(prefix) ? urlIdWS.slice(prefix.length) : '';
+  const given = userIdWS !== undefined && !isNoUser(userIdWS) ? userIdWS : named;
+  if (given === '' || (named !== '' && named !== given)) throw new ApiError('invalid-live-id', `The per-user channel needs urlId=${prefix}<userIdWS> and that userIdWS.`);
+  const user = liveIds.userOf(given);
+  if (user === undefined) throw new ApiError('invalid-live-id', 'userIdWS was not issued by this server.');
+  return { tenantId: user.tenantId, urlId: PROFILES_CHANNEL, userId: user.userId, topics: [userTopic(user.tenantId, user.userId)], traffic: { windowStart: 0, count: 0 }, site, life: { openedAt: 0, closedBecause: undefined } };
 }
 
 /** Close code for a reader whose page stopped admitting it (RFC 6455: policy violation). */
@@ -133,18 +163,28 @@ export class SubChannel {
   /** Open connections, by tenant: the ones a change of access may refuse. */
   readonly #open = new Map<string, Set<LiveSocket<Subscription>>>();
   readonly #follow: ((topics: readonly string[]) => Promise<void>) | undefined;
+  readonly #presence: PresenceHooks | undefined;
   /** `OPEN_SITES_WITHOUT_DOMAINS`: any site may connect to a tenant with no domain configured. */
   readonly #openWithoutDomains: boolean;
 
   /**
    * @param follow cluster mode: makes events of other nodes on these topics reach this one
+   * @param presence told of every page socket that opens and closes
    * @param openWithoutDomains see `assertSiteAllowed`
    */
-  constructor(liveIds: LiveIds, system: ActorSystem, limits: PublicLimits, follow?: (topics: readonly string[]) => Promise<void>, openWithoutDomains = false) {
+  constructor(
+    liveIds: LiveIds,
+    system: ActorSystem,
+    limits: PublicLimits,
+    follow?: (topics: readonly string[]) => Promise<void>,
+    presence?: PresenceHooks,
+    openWithoutDomains = false,
+  ) {
     this.#liveIds = liveIds;
     this.#system = system;
     this.#limits = limits;
     this.#follow = follow;
+    this.#presence = presence;
     this.#openWithoutDomains = openWithoutDomains;
   }
 
@@ -161,7 +201,9 @@ export class SubChannel {
         await checkSite(this.#system, subscription.tenantId, subscription.site, this.#openWithoutDomains);
         await assertMayListen(this.#system, subscription.tenantId, subscription.urlId, subscription.userId);
         if (this.#follow !== undefined) await this.#follow(subscription.topics);
-        return { accept: subscription };
+        if (subscription.urlId === PROFILES_CHANNEL || this.#presence === undefined) return { accept: subscription };
+        const presenceId = subscription.userId ?? anonPresenceId(cookieValue(req.headers['cookie'], ANON_COOKIE));
+        return { accept: { ...subscription, presenceId } };
       } catch (err) {
         return { refuse: errorReply(err) };
       }
@@ -176,6 +218,7 @@ export class SubChannel {
         this.#open.set(socket.data.tenantId, sockets);
       }
       sockets.add(socket);
+      if (socket.data.presenceId !== undefined) this.#presence?.join(socket.data.tenantId, socket.data.urlId, socket.data.presenceId);
     },
     message: (socket, text) => {
       const traffic = socket.data.traffic;
@@ -193,6 +236,7 @@ export class SubChannel {
     close: (socket, code, reason) => {
       liveClosed(socket.data.topics[0]!, socket.data.topics[1]);
       logClose(socket.data, code, reason);
+      if (socket.data.presenceId !== undefined) this.#presence?.leave(socket.data.tenantId, socket.data.urlId, socket.data.presenceId);
       const sockets = this.#open.get(socket.data.tenantId);
       if (sockets === undefined || !sockets.delete(socket)) return;
       if (sockets.size === 0) this.#open.delete(socket.data.tenantId);

@@ -34,6 +34,12 @@ import { publicFeedPostRoutes } from './feed-posts-public.js';
 import { publicCommentRoutes } from './public-comments.js';
 import { publicCommentActionRoutes } from './public-comment-actions.js';
 import { publicFlagBlockRoutes } from './public-flags-blocks.js';
+import { publicAccountRoutes } from './public-account.js';
+import { publicActivityRoutes } from './public-activity.js';
+import { publicPresenceRoutes } from './public-presence.js';
+import { publicPageRoutes } from './public-pages.js';
+import { translationRoutes } from './translations.js';
+import { uploadImageRoutes } from './upload-image.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -72,4 +78,10 @@ export const ROUTES: readonly AnyRoute[] = [
   ...publicCommentRoutes,
   ...publicCommentActionRoutes,
   ...publicFlagBlockRoutes,
+  ...publicAccountRoutes,
+  ...publicActivityRoutes,
+  ...publicPresenceRoutes,
+  ...publicPageRoutes,
+  ...translationRoutes,
+  ...uploadImageRoutes,
 ];

@@ -15,6 +15,7 @@ import { type ApiResponse, startTestServer, storages, type TestServer } from '..
 import { callIdentityOperations } from './identity-shapes.js';
 import { authorize, oauthFixture, type OAuthFixture, register } from './oauth-helpers.js';
 import { callNotifyOperations } from './notify-shapes.js';
+import { callReaderOperations } from './reader-shapes.js';
 import { callWebhookOperations } from './webhook-shapes.js';
 import { callQuestionOperations } from './question-shapes.js';
 import { callBadgeOperations, callFeedOperations } from './feed-badge-shapes.js';
@@ -198,6 +199,7 @@ async function callEveryOperation(t: TestServer): Promise<void> {
   await callFeedOperations(t);
   await callBadgeOperations(t);
   await callPublicCommentOperations(t);
+  await callReaderOperations(t);
 
   const missing = implementedOperations()
     .filter((op) => !validatedOperations.has(op.id))

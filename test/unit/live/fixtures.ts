@@ -12,6 +12,9 @@ import type { TestServer } from '../../fixtures/server.js';
 import { EVENT_LOG, type EventLogChunk } from '../../../actors/live/event-log-model.js';
 import type { Doc, Filter } from '../../../storage/store.js';
 
+const PRESENCE_FRAME = `{"type":"${LIVE_EVENT_TYPES.presenceUpdate}"`;
+const CONFIG_FRAME = `{"type":"${LIVE_EVENT_TYPES.newConfig}"`;
+
 /** A refused upgrade: the HTTP status and the parsed `APIError` body. */
 export class Refused extends Error {
   constructor(
@@ -34,10 +37,14 @@ export class LiveClient {
   #closedWith = '';
   #error: string | undefined;
 
-  private constructor(socket: WebSocket) {
+  private constructor(socket: WebSocket, keep: { presence?: boolean; config?: boolean }) {
     this.socket = socket;
     socket.on('message', (data: Buffer) => {
-      this.messages.push(data.toString('utf8'));
+      const text = data.toString('utf8');
+      // Presence and configuration frames come as readers join and leave and as settings change; tests of other events do not count them.
+      if (keep.presence !== true && text.startsWith(PRESENCE_FRAME)) return;
+      if (keep.config !== true && text.startsWith(CONFIG_FRAME)) return;
+      this.messages.push(text);
       this.#wake?.();
     });
     socket.on('error', (err: Error) => (this.#error = err.message));
@@ -50,11 +57,14 @@ export class LiveClient {
     );
   }
 
-  /** Connects; rejects with `Refused` when the server answers the upgrade with an error. */
-  static connect(url: string, headers: Record<string, string> = {}): Promise<LiveClient> {
+  /**
+   * Connects; rejects with `Refused` when the server answers the upgrade with an error. Presence
+   * frames (`p-u`) are kept only with `options.presence`, `new-config` frames with `options.config`.
+   */
+  static connect(url: string, headers: Record<string, string> = {}, options: { presence?: boolean; config?: boolean } = {}): Promise<LiveClient> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url, { headers });
-      const client = new LiveClient(socket);
+      const client = new LiveClient(socket, options);
       socket.once('open', () => resolve(client));
       socket.once('unexpected-response', (_req, res) => {
         let text = '';
@@ -105,7 +115,7 @@ export function subUrl(t: TestServer, ids: { tenantIdWS?: string; urlId?: string
 }
 
 /** Connects a subscriber to a page of a tenant (and a user, if given) with ids the server issued. */
-export function subscribe(t: TestServer, tenantId: string, urlId: string, userId?: string): Promise<LiveClient> {
+export function subscribe(t: TestServer, tenantId: string, urlId: string, userId?: string, keep: { presence?: boolean; config?: boolean } = {}): Promise<LiveClient> {
   const ids = t.server.services.liveIds;
   return LiveClient.connect(
     subUrl(t, {
@@ -113,6 +123,8 @@ export function subscribe(t: TestServer, tenantId: string, urlId: string, userId
       urlId: ids.urlIdWS(tenantId, urlId),
       ...(userId === undefined ? {} : { userIdWS: ids.userIdWS(tenantId, userId) }),
     }),
+    {},
+    keep,
   );
 }
 
