@@ -28,9 +28,9 @@ export const MAX_REACT_TYPES = 50;
 export const REACT_TYPE_MAX = 36;
 /**
  * What a reaction type may be: it becomes a field name of the post's `reacts`, so neither a
- * leading `$`, a `.` nor NUL (MongoDB refuses them), nor `__proto__`.
+ * leading `$`, a `.` nor NUL (MongoDB refuses them); `__proto__` is refused by the route.
  */
-export const REACT_TYPE_PATTERN = '^(?!\\$)(?!__proto__$)[^.\\u0000]+$';
+export const REACT_TYPE_PATTERN = '^[^.$\\u0000][^.\\u0000]*$';
 
 /** One image of a media item. */
 export interface MediaAsset {

@@ -117,10 +117,11 @@ export const publicFeedPostRoutes = [
     query: { type: 'object', properties: { sso: SSO, broadcastId: text(128), isUndo: { type: 'boolean' } } },
     body: { type: 'object', properties: { reactType: { ...text(REACT_TYPE_MAX, 1), pattern: REACT_TYPE_PATTERN } }, required: ['reactType'] },
     handle: async (req) => {
+      const reactType = req.body.reactType!;
+      if (reactType === '__proto__') throw new ApiError('invalid-param', 'reactType may not be __proto__.');
       const tenantId = await tenantOf(req);
       const reader = await identifyReader(req, tenantId);
       const isUndo = req.query.isUndo === true;
-      const reactType = req.body.reactType!;
       await req.app.system.ask(FeedKind, tenantId, 'react', { postId: req.params['postId']!, readerKey: reader.key, reactType, undo: isUndo, broadcastId: req.query.broadcastId ?? null });
       return { reactType, isUndo };
     },
