@@ -14,6 +14,7 @@ import { VOTES, VOTE_KINDS } from '../actors/page/vote-doc.js';
 import { BLOCKS } from '../actors/block/protocol.js';
 import { POLL_COLLECTIONS } from '../actors/poll/poll-model.js';
 import { QUESTION_COLLECTIONS } from '../actors/question/question-model.js';
+import { BADGE_COLLECTIONS } from '../actors/badge/badge-model.js';
 import { TENANT_COLLECTIONS } from '../actors/tenant/collections.js';
 import { USAGE_COUNTERS } from '../actors/tenant/usage.js';
 import { CUSTOM_CONFIG_PROPERTIES } from '../actors/tenant/widget-config-schema.js';
@@ -222,6 +223,34 @@ const questionResultFields = fields({
   createdAt: 'date',
 });
 
+const BADGE_LOOK = ['description', 'displayLabel', 'displaySrc', 'backgroundColor', 'borderColor', 'textColor', 'cssClass', 'urlId'];
+
+const tenantBadgeFields = fields({
+  ...ID,
+  ...byType('string', ['createdByUserId', 'name', 'replacesBadgeId', ...BADGE_LOOK]),
+  ...byType('number', ['type', 'threshold', 'uses', 'veteranUserThresholdMillis']),
+  ...byType('boolean', ['enabled', 'isAwaitingReprocess', 'isAwaitingDeletion']),
+  createdAt: 'date',
+});
+
+const userBadgeFields = fields({
+  ...ID,
+  ...byType('string', ['userId', 'badgeId', ...BADGE_LOOK]),
+  ...byType('number', ['type', 'threshold', 'veteranUserThresholdMillis', 'order']),
+  displayedOnComments: 'boolean',
+  ...byType('date', ['createdAt', 'receivedAt']),
+});
+
+/** Progress counts are stored per badge type under `progress` (`"0"` comments, `"1"` up-votes, `"2"` replies). */
+const badgeProgressFields = fields({
+  ...ID,
+  ...byType('string', ['userId', 'firstCommentId']),
+  firstCommentDate: 'date',
+  'progress.0': 'number',
+  'progress.1': 'number',
+  'progress.2': 'number',
+});
+
 const of = (collection: string, tenantField: string, fieldRefs: ResourceSpec['fields'], where?: Filter): ResourceSpec =>
   Object.freeze(where ? { collection, tenantField, where, fields: fieldRefs } : { collection, tenantField, fields: fieldRefs });
 
@@ -253,6 +282,9 @@ export const AGGREGATABLE: Readonly<Record<string, ResourceSpec>> = Object.freez
   CustomEmailTemplateRenderError: of(EMAIL_COLLECTIONS.renderErrors, 'tenantId', renderErrorFields),
   BatchJob: of(JOBS, 'tenantId', batchJobFields),
   QuestionResult: of(QUESTION_COLLECTIONS.results, 'tenantId', questionResultFields),
+  TenantBadge: of(BADGE_COLLECTIONS.catalog, 'tenantId', tenantBadgeFields),
+  UserBadge: of(BADGE_COLLECTIONS.userBadges, 'tenantId', userBadgeFields),
+  UserBadgeProgress: of(BADGE_COLLECTIONS.progress, 'tenantId', badgeProgressFields),
 });
 
 /**

@@ -75,6 +75,8 @@ export class ChargeBatcher {
   #timer: NodeJS.Timeout | undefined;
   /** Batches being sent (first attempt or retries): what `settled` waits for. */
   readonly #running = new Set<Promise<void>>();
+  /** Set once the server stops: retries end (their charges logged as not recorded). */
+  #closed = false;
 
   constructor(system: ActorSystem) {
     this.#system = system;
@@ -170,6 +172,15 @@ export class ChargeBatcher {
     }
   }
 
+  /**
+   * Ends the retries: called when the server stops, after `settled` had its grace. A charge
+   * still being sent again then is logged as `charge-not-recorded`, and nothing keeps the
+   * process alive for the rest of the retry window.
+   */
+  close(): void {
+    this.#closed = true;
+  }
+
   #sendNext(tenantId: string, lane: Lane): void {
     const batch = lane.queue.shift();
     if (batch === undefined) {
@@ -202,8 +213,8 @@ export class ChargeBatcher {
         this.#release(batch, true);
         return;
       } catch (err) {
-        if (!retryable(err) || Date.now() - started >= CHARGE_RETRY_WINDOW_MS) {
-          log.error('charge-not-recorded', { tenantId, seq: mark.seq, credits: batch.credits, attempts: attempt, err });
+        if (this.#closed || !retryable(err) || Date.now() - started >= CHARGE_RETRY_WINDOW_MS) {
+          log.error('charge-not-recorded', { tenantId, seq: mark.seq, credits: batch.credits, attempts: attempt, err, ...(this.#closed ? { stopped: true } : {}) });
           this.#release(batch, false);
           return;
         }
@@ -215,7 +226,8 @@ export class ChargeBatcher {
           for (const queued of lane.queue) this.#release(queued, true);
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      // A retry alone does not keep the process alive: a stopped server ends them (`close`).
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
       delay = Math.min(RETRY_MAX_MS, delay * 2);
     }
   }

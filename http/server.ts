@@ -200,6 +200,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await aggregator.close();
       await backups.stop();
       if (!(await charges.settled(config.shutdownGraceMs))) log.warn('shutdown-charges-timeout', { graceMs: config.shutdownGraceMs });
+      charges.close();
       await audits.flush();
       // A node hands its shards over first, its actors' writes durable, while NATS still answers.
       await cluster?.leave();

@@ -330,7 +330,8 @@ for (const storage of storages()) {
       }
       assert.deepEqual(accepted.sort(), [
         'AnonymousVote', 'BatchJob', 'BlockedUser', 'Comment', 'CustomConfig', 'CustomEmailTemplateRenderError', 'EmailToSend', 'Moderator', 'Page', 'PageReact',
-        'PendingVote', 'SSOUser', 'Tenant', 'TenantAuditLog', 'TenantDailyUsage', 'TenantPackage', 'User', 'UserNotification', 'UserSubscription', 'Vote',
+        'PendingVote', 'QuestionResult', 'SSOUser', 'Tenant', 'TenantAuditLog', 'TenantBadge', 'TenantDailyUsage', 'TenantPackage', 'User', 'UserBadge',
+        'UserBadgeProgress', 'UserNotification', 'UserSubscription', 'Vote',
       ]);
       for (const [resourceName, { operation, answer }] of Object.entries(STORED_NEW)) {
         const result = await ok({ resourceName, operations: [count, operation] });
