@@ -175,9 +175,11 @@ for (const storage of storages()) {
       const doomed = await makeConfig(t, { type: 'nps' });
       const kept = await makeConfig(t, { type: 'nps' });
       const comment = ok(await postComment(t, '/q-doomed', { questionValues: { [doomed._id]: 7, [kept._id]: '8' } })).comment;
-      for (let i = 0; i < 2500; i += 500) {
+      // More than one removal step of 1,000; fewer on MongoDB, whose test server (FerretDB) is slow.
+      const bulk = storage === 'lmdb' ? 2500 : 1200;
+      for (let i = 0; i < bulk; i += 500) {
         await t.server.services.store.commit(
-          Array.from({ length: 500 }, (_, j) => ({
+          Array.from({ length: Math.min(500, bulk - i) }, (_, j) => ({
             op: 'put' as const,
             collection: QUESTION_COLLECTIONS.results,
             doc: { _id: `bulk-${doomed._id}-${i + j}`, tenantId: t.tenant.tenantId, urlId: '/q-doomed', questionId: doomed._id, value: 5, userId: null, anonUserId: null, commentId: null, meta: null, createdAt: new Date().toISOString() },
@@ -189,7 +191,7 @@ for (const storage of storages()) {
       const totalBefore = await tenantTotal();
       const cost = await costOf(async () => ok(await t.api('DELETE', `/api/v1/question-configs/${doomed._id}`)));
       assert.equal(cost, 100);
-      assert.equal(totalBefore - (await tenantTotal()), 2501, 'the deleted question leaves the tenant-wide aggregate at once');
+      assert.equal(totalBefore - (await tenantTotal()), bulk + 1, 'the deleted question leaves the tenant-wide aggregate at once');
       refused(await t.api('GET', `/api/v1/question-configs/${doomed._id}`), 404, 'not-found');
       refused(await t.api('POST', '/api/v1/question-results', { body: { urlId: '/q', questionId: doomed._id, value: 1 } }), 400, 'invalid-question-id');
       assert.equal(ok(await t.api<Results>('GET', '/api/v1/question-results', { query: { questionId: doomed._id } })).questionResults.length, 0, 'gone for readers at once');
