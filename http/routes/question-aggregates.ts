@@ -58,7 +58,7 @@ async function scopeOf(app: AppServices, tenantId: string, query: Omit<ScopeQuer
   const deleting = await app.system.ask(QuestionsKind, tenantId, 'deleting', null);
   return {
     tenantId,
-    ...(questionIds === undefined ? {} : { questionIds }),
+    ...(questionIds === undefined ? {} : { questionIds: questionIds.filter((id) => !deleting.includes(id)) }),
     excludeQuestionIds: questionIds === undefined ? deleting.sort() : [],
     ...(query.urlId === undefined ? {} : { urlId: query.urlId }),
     ...(query.userId === undefined ? {} : { userId: query.userId }),

@@ -192,6 +192,8 @@ for (const storage of storages()) {
       const cost = await costOf(async () => ok(await t.api('DELETE', `/api/v1/question-configs/${doomed._id}`)));
       assert.equal(cost, 100);
       assert.equal(totalBefore - (await tenantTotal()), bulk + 1, 'the deleted question leaves the tenant-wide aggregate at once');
+      const named = ok(await t.api<{ data: { total: number } }>('GET', '/api/v1/question-results-aggregation', { query: { questionId: doomed._id, startDate: 0 } })).data;
+      assert.equal(named.total, 0, 'and aggregates naming it');
       refused(await t.api('GET', `/api/v1/question-configs/${doomed._id}`), 404, 'not-found');
       refused(await t.api('POST', '/api/v1/question-results', { body: { urlId: '/q', questionId: doomed._id, value: 1 } }), 400, 'invalid-question-id');
       assert.equal(ok(await t.api<Results>('GET', '/api/v1/question-results', { query: { questionId: doomed._id } })).questionResults.length, 0, 'gone for readers at once');
