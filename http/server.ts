@@ -152,14 +152,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   cluster?.relay.start((topic) => http.subscribers(topic));
   const pipeline = createPipeline(ROUTES, services);
   http.onRequest(pipeline.handle);
-  const port = await http.listen(config.host, config.port);
   const unwatch: (() => void)[] = [];
   let metrics: MetricsListener | undefined;
   if (metered) {
     unwatch.push(watchActors(() => system.census()), meterAggregations(aggregator));
     if (cluster !== undefined) unwatch.push(watchCluster(cluster.status));
+    // Before the public port: a metrics port already taken stops the start before any traffic.
     metrics = await startMetricsListener(config.metricsHost, config.metricsPort!, readiness);
   }
+  const port = await http.listen(config.host, config.port);
   email.start(port, secret);
   notify.start();
   webhooks.start();
