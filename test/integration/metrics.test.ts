@@ -106,6 +106,21 @@ for (const storage of storages()) {
       await eventually(async () => (await scrape()).value('comments_live_abnormal_closes_total') === abnormal + 1, 10_000);
     });
 
+    test('notification fan-out steps and aggregations in the worker pool are counted', async () => {
+      const steps = (s: Scrape) => s.value('comments_notification_fanout_steps_total', { outcome: 'done' });
+      const pool = { pool: 'aggregation' };
+      const before = await scrape();
+      const posted = await t.api('POST', '/api/v1/comments', { body: { commenterName: 'Fay', comment: 'Fan me out', url: 'https://example.com/fan', urlId: 'fan', locale: 'en_us' } });
+      assert.equal(posted.status, 200);
+      await eventually(async () => steps(await scrape()) > steps(before), 20_000);
+      const aggregated = await t.api('POST', '/api/v1/aggregate', { body: { resourceName: 'Comment', operations: [{ field: 'id', op: 'count', alias: 'n' }] } });
+      assert.equal(aggregated.status, 200, JSON.stringify(aggregated.body));
+      const after = await scrape();
+      assert.equal(after.value('comments_pool_run_seconds_count', pool) - before.value('comments_pool_run_seconds_count', pool), 1);
+      assert.equal(after.value('comments_pool_queue_seconds_count', pool) - before.value('comments_pool_queue_seconds_count', pool), 1);
+      assert.equal(after.value('comments_pool_jobs_total', { ...pool, outcome: 'ok' }) - before.value('comments_pool_jobs_total', { ...pool, outcome: 'ok' }), 1);
+    });
+
     test('emails queued, retried, sent and given up are counted', async () => {
       const events = (s: Scrape) => Object.fromEntries(['queued', 'sent', 'retried', 'given_up'].map((e) => [e, s.value('comments_email_outbox_total', { event: e })]));
       const before = events(await scrape());
