@@ -4,7 +4,8 @@
  * listens with SO_REUSEPORT). NATS_URL and MONGODB_URI come from the environment or the flags,
  * as for one server; every other flag is passed on to each node. Each node gets its own id
  * (`<host>-<n>`); SIGTERM or SIGINT stops them all gracefully, and a node that dies is started
- * again after a second.
+ * again after a second. With METRICS_PORT (--metrics-port) P, node n serves its metrics on
+ * P + n - 1: a shared port would hand each scrape to any node.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { hostname } from 'node:os';
@@ -41,6 +42,14 @@ if (config.port === 0) {
   process.exit(2);
 }
 
+/** The node flags without `--metrics-port`, which each node gets as its own METRICS_PORT. */
+const nodeFlags: string[] = [];
+for (let i = 0; i < passed.length; i++) {
+  if (passed[i] === '--metrics-port') i++;
+  else if (!passed[i]!.startsWith('--metrics-port=')) nodeFlags.push(passed[i]!);
+}
+const metricsBase = config.metricsPort;
+
 const main = fileURLToPath(new URL('./main.js', import.meta.url));
 const children = new Map<number, ChildProcess>();
 let stopping = false;
@@ -48,8 +57,13 @@ let stopping = false;
 function start(n: number): void {
   const nodeId = `${hostname().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 40)}-${n}`;
   // Only the first node may create the demo tenant on an empty database.
-  const env = { ...process.env, NODE_ID: config!.nodeId ? `${config!.nodeId}-${n}` : nodeId, ...(n > 1 ? { DEMO_TENANT: 'false' } : {}) };
-  const child = spawn(process.execPath, [main, ...passed], { env, stdio: 'inherit' });
+  const env = {
+    ...process.env,
+    NODE_ID: config!.nodeId ? `${config!.nodeId}-${n}` : nodeId,
+    ...(n > 1 ? { DEMO_TENANT: 'false' } : {}),
+    ...(metricsBase === undefined ? {} : { METRICS_PORT: String(metricsBase === 0 ? 0 : metricsBase + n - 1) }),
+  };
+  const child = spawn(process.execPath, [main, ...nodeFlags], { env, stdio: 'inherit' });
   children.set(n, child);
   child.once('exit', (code, signal) => {
     children.delete(n);

@@ -172,14 +172,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (cluster !== undefined && !(await cluster.whenReady(Math.max(10_000, 3 * config.clusterLeaseMs)))) {
     log.warn('cluster-not-ready', { nodeId: cluster.nodeId, detail: '/healthz answers 503 cluster-starting until every shard has a live owner' });
   }
-  const port = await http.listen(config.host, config.port);
   const unwatch: (() => void)[] = [];
   let metrics: MetricsListener | undefined;
   if (metered) {
     unwatch.push(watchActors(() => system.census()), meterAggregations(aggregator));
     if (cluster !== undefined) unwatch.push(watchCluster(cluster.status));
+    // Before the public port: a metrics port already taken stops the start before any traffic.
     metrics = await startMetricsListener(config.metricsHost, config.metricsPort!, readiness);
   }
+  const port = await http.listen(config.host, config.port);
   email.start(port, secret);
   notify.start();
   webhooks.start();
