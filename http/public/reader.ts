@@ -95,9 +95,12 @@ export function carriesNoIdentity(req: RouteRequest<ReaderQuery, unknown>): bool
   return (q.sso === undefined || q.sso === '') && (q.sessionId === undefined || q.sessionId === '') && cookieValue(req.headers['cookie'], ANON_COOKIE) === undefined;
 }
 
-/** Resolves the caller of a widget route (creating or updating its SSO user; never a session). */
-export async function resolveReader(req: RouteRequest<ReaderQuery, unknown>, tenantId: string): Promise<Reader> {
-  const sso = await ssoUser(req.app, tenantId, normalizedSso(req.query.sso));
+/**
+ * Resolves the caller of a widget route (creating or updating its SSO user; never a session).
+ * `urlId`: the page the request is about, so a signed payload's `pageBadgeIds` reach that page.
+ */
+export async function resolveReader(req: RouteRequest<ReaderQuery, unknown>, tenantId: string, urlId: string | null = null): Promise<Reader> {
+  const sso = await ssoUser(req.app, tenantId, normalizedSso(req.query.sso), urlId);
   if (sso !== undefined) {
     const admin = sso.secure && sso.user.isAdmin === true;
     return {

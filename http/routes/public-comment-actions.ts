@@ -68,7 +68,7 @@ async function patch(req: RouteRequest<ActionQuery, unknown>, tenantId: string, 
 async function owned(req: RouteRequest<ActionQuery, unknown>) {
   const { tenantId, commentId } = ids(req);
   const found = await findComment(req.app, tenantId, commentId);
-  const reader = await resolveReader(req, tenantId);
+  const reader = await resolveReader(req, tenantId, found.urlId);
   assertMayManage(req, reader, found.view, req.query.editKey);
   return { tenantId, commentId, found, reader };
 }
@@ -194,7 +194,7 @@ export const publicCommentActionRoutes = [
       const found = await findComment(app, tenantId, commentId);
       if (req.query.urlId !== undefined && req.query.urlId !== found.urlId) throw commentNotFound(commentId)();
       if (found.settings.disableVoting) throw new ApiError('voting-disabled');
-      const { reader, by, kind } = voterOf(req, await resolveReader(req, tenantId), found.settings, body.commenterEmail);
+      const { reader, by, kind } = voterOf(req, await resolveReader(req, tenantId, found.urlId), found.settings, body.commenterEmail);
       assertMayWrite(found.settings, reader);
       let voteId: string;
       try {

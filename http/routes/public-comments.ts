@@ -100,7 +100,7 @@ function readyAnswer(req: RouteRequest<PublicReadQuery, undefined>, tenantId: st
 async function askAnswer(req: RouteRequest<PublicReadQuery, undefined>, tenantId: string, urlId: string): Promise<RouteResult> {
   const { app, query: q } = req;
   const settings = await tenantSettings(app.system, tenantId, urlId);
-  const reader = await resolveReader(req, tenantId);
+  const reader = await resolveReader(req, tenantId, urlId);
   await assertMayListen(app.system, tenantId, urlId, reader.sso?.secure === true ? reader.userId : null);
   const page = pageActorId(tenantId, urlId);
   if (!isIdentified(reader)) {
@@ -111,8 +111,8 @@ async function askAnswer(req: RouteRequest<PublicReadQuery, undefined>, tenantId
   const query = resolvePublicQuery(q, settings);
   const blocked = await blockedBy(req, reader);
   let notificationCount = 0;
-  if (q.includeNotificationCount === true && reader.userId !== null) {
-    const count = await app.system.ask(NotificationsKind, recipientActorId(tenantId, recipientKey({ userId: reader.userId, anonUserId: null })), 'getCount', null);
+  if (q.includeNotificationCount === true) {
+    const count = await app.system.ask(NotificationsKind, recipientActorId(tenantId, recipientKey({ userId: reader.userId, anonUserId: reader.anonUserId })), 'getCount', null);
     notificationCount = count?.count ?? 0;
   }
   const rest = tail(req, tenantId, urlId, settings, reader, { user: sessionInfo(reader, blocked.length > 0), notificationCount });
@@ -212,7 +212,7 @@ async function postComment(req: RouteRequest<PostQuery, CommentData>): Promise<R
   spendCommentPost(req);
   checkText(body.comment);
   const settings = await tenantSettings(app.system, tenantId, urlId);
-  let reader = await resolveReader(req, tenantId);
+  let reader = await resolveReader(req, tenantId, urlId);
   assertMayWrite(settings, reader);
   const rules = await tenantRules(app, tenantId);
   const sso = reader.sso?.user;
