@@ -20,6 +20,7 @@ import { TENANT_VIEWS, TenantKind, tenantSettings } from '../../actors/tenant/te
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { clock } from '../../engine/clock.js';
+import { publicWidgetConfig } from '../live/config-push.js';
 import { assertMayListen } from '../live/page-access.js';
 import { assertMayWrite, BROADCAST_ID, TENANT_ID, tenantRules } from '../public/comment-access.js';
 import { PUBLIC_READ_QUERY, type PublicReadQuery, readyRead, resolvePublicQuery } from '../public/read-query.js';
@@ -64,7 +65,10 @@ function tail(req: RouteRequest<PublicReadQuery, undefined>, tenantId: string, u
   out += `,"userIdWS":${JSON.stringify(userId === null ? NO_USER_WS : userIdWS(app, tenantId, userId))}`;
   out += `,"isSiteAdmin":${reader?.isAdmin === true},"presencePollState":${presenceState(settings)}`;
   if (reader?.isModerator === true) out += `,"moderatingTenantIds":${JSON.stringify([tenantId])}`;
-  if (q.includeConfig === true) out += `,"customConfig":${JSON.stringify(settings.config)}`;
+  // This server keeps no billing state (no account can be unpaid): `hasBillingIssue`, which
+  // the description allows only as `true`, is left out, and comments are never hidden for it.
+  out += ',"isCommentsHidden":false';
+  if (q.includeConfig === true) out += `,"customConfig":${JSON.stringify(publicWidgetConfig(settings.config))}`;
   if (q.includeNotificationCount === true) out += `,"notificationCount":${extra.notificationCount}`;
   return out;
 }

@@ -76,6 +76,7 @@ for (const storage of storages()) {
 
       assert.equal((await nextNotification(profile)).fromCommentId, otherId, 'the per-user channel of the page read carries the notification');
       profile.close();
+      await profile.closed;
       let listed: Notifications = { notifications: [] };
       await eventually(async () => {
         listed = (await widget<Notifications>(t, 'GET', '/user-notifications', { tenantId, sessionId })).body;
@@ -106,6 +107,7 @@ for (const storage of storages()) {
       const replyId = reply.body['comment']['_id'] as string;
       assert.equal((await nextNotification(profile)).fromCommentId, replyId);
       profile.close();
+      await profile.closed;
       let listed: Notifications = { notifications: [] };
       await eventually(async () => {
         listed = (await widget<Notifications>(t, 'GET', '/user-notifications', { tenantId, sso: ann() })).body;
