@@ -215,7 +215,8 @@ export class ChargeBatcher {
           for (const queued of lane.queue) this.#release(queued, true);
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      // A retry never keeps a stopping process alive (a charge sent as the server shuts down is retried in vain).
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
       delay = Math.min(RETRY_MAX_MS, delay * 2);
     }
   }
