@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { BlockKind, blockActorId } from '../../actors/block/protocol.js';
+import { BLOCK_VIEWS, BlockKind, blockActorId } from '../../actors/block/protocol.js';
 import { actorKey } from '../../actors/page/protocol.js';
 import type { PublicReader } from '../../actors/page/public-listing.js';
 import { ApiError } from '../../engine/errors.js';
@@ -151,7 +151,9 @@ export function isIdentified(reader: Reader): boolean {
 export async function blockedBy(req: RouteRequest<unknown, unknown>, reader: Reader): Promise<string[]> {
   const key = readerKey(reader);
   if (key === null) return [];
-  return req.app.system.ask(BlockKind, blockActorId(reader.tenantId, key), 'list', null);
+  const id = blockActorId(reader.tenantId, key);
+  const published = req.app.system.peek(BlockKind, id, BLOCK_VIEWS.list, '') as string[] | undefined;
+  return published ?? req.app.system.ask(BlockKind, id, 'list', null);
 }
 
 /** Edit secrets of recent readers (an HMAC each), per server. */
