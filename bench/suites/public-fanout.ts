@@ -70,7 +70,7 @@ async function reached(group: readonly Subscriber[], expected: (s: Subscriber, i
   return false;
 }
 
-/** Waits until no subscriber has received a frame for 500 ms (presence frames of the connects are not counted, but their sending is work). */
+/** Waits (at most 30 s) until the server is idle: connecting readers leaves presence frames to send, which are work. */
 async function quiet(pid: number): Promise<void> {
   let before = processCpuSeconds(pid) ?? 0;
   for (let i = 0; i < 60; i++) {
