@@ -1,7 +1,7 @@
 import { Actor, type Handlers } from '../../engine/actor.js';
 import { clock } from '../../engine/clock.js';
 import type { CollectionSpec } from '../../storage/store.js';
-import { BLOCKS, type BlockDoc, type BlockProtocol } from './protocol.js';
+import { BLOCK_VIEWS, BLOCKS, type BlockDoc, type BlockProtocol } from './protocol.js';
 
 /** Blocks, indexed by blocker. */
 export const blockCollections: readonly CollectionSpec[] = [
@@ -35,6 +35,7 @@ export class BlockActor extends Actor<BlockProtocol> {
       };
       this.put(BLOCKS, doc);
       this.#blocked.set(authorKey, doc);
+      this.#publish();
       return null;
     },
     unblock: ({ authorKey }) => {
@@ -42,8 +43,16 @@ export class BlockActor extends Actor<BlockProtocol> {
       if (doc === undefined) return null;
       this.remove(BLOCKS, doc._id);
       this.#blocked.delete(authorKey);
+      this.#publish();
       return null;
     },
-    list: () => [...this.#blocked.keys()].sort(),
+    list: () => this.#publish(),
   };
+
+  /** The sorted list, published as the `list` view: a reader's every page read needs it, and peeking costs no message. */
+  #publish(): string[] {
+    const list = [...this.#blocked.keys()].sort();
+    this.setView(BLOCK_VIEWS.list, list);
+    return list;
+  }
 }

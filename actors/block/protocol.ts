@@ -24,6 +24,12 @@ export type BlockProtocol = {
   list: { in: null; out: string[] };
 };
 
+/**
+ * Views a block actor publishes (read with `system.peek`, no message): `list`, the blocked author
+ * keys (sorted), once the actor was asked for them, kept current by every block and unblock.
+ */
+export const BLOCK_VIEWS = { list: 'list' } as const;
+
 /** `blocks:<tenantId>:<blocker key>` */
 export const BlockKind = defineKind<BlockProtocol>('blocks');
 

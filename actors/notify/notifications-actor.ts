@@ -268,10 +268,16 @@ export class NotificationsActor extends Actor<NotificationsProtocol> {
     this.#count = next;
   }
 
-  /** Publishes an event and the count on the user's channel (anonymous recipients have none). */
+  /**
+   * Publishes an event and the count on the recipient's channel: a user's, or an anonymous
+   * session's (its `userIdWS` is made from the session's public id, and only a read carrying
+   * that session is handed it).
+   */
   #announce(event: ReturnType<typeof countEvent>): void {
-    if (this.#userId === null) return;
-    const topic = userTopic(this.#tenantId, this.#userId);
+    const recipient = recipientOf(this.#recipient);
+    const channel = recipient.userId ?? recipient.anonUserId;
+    if (channel === null) return;
+    const topic = userTopic(this.#tenantId, channel);
     this.publish(topic, event);
     if (event.type !== 'notification-update') this.publish(topic, countEvent(this.#count?.count ?? 0));
   }

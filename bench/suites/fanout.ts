@@ -51,7 +51,7 @@ interface ParsedFrame {
  * One websocket subscriber, as lean as it gets: handshake, then a frame splitter that records
  * the arrival time of each text frame and, for reference subscribers, its parsed content.
  */
-class Subscriber {
+export class Subscriber {
   readonly reference: boolean;
   /** Arrival time (ms, `performance.now()`) of each text frame, in order. */
   arrivals = new Float64Array(4096);

@@ -19,6 +19,8 @@ import { questionAggregate } from './question-aggregate.js';
 import { feedList } from './feed-list.js';
 import { metricsOverhead } from './metrics-overhead.js';
 import { publicCommentsGet } from './public-comments-get.js';
+import { publicVotes } from './public-votes.js';
+import { publicFanout } from './public-fanout.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout];

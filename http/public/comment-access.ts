@@ -37,6 +37,17 @@ export async function findComment(app: AppServices, tenantId: string, commentId:
   return { urlId: String(view['urlId'] ?? urlId), view, settings: await tenantSettings(app.system, tenantId, urlId) };
 }
 
+/**
+ * The page of a comment of the tenant and that page's settings, without reading the comment
+ * (404 `not-found` for an id the tenant does not hold): for writes the page actor checks
+ * itself, such as a vote, so the hot page answers one message per request, not two.
+ */
+export async function locateComment(app: AppServices, tenantId: string, commentId: string): Promise<Omit<FoundComment, 'view'>> {
+  const urlId = await pageLocator(app.system).urlIdOf('comment', tenantId, commentId);
+  if (urlId === undefined) throw commentNotFound(commentId)();
+  return { urlId, settings: await tenantSettings(app.system, tenantId, urlId) };
+}
+
 /** Whether the reader wrote the comment: same SSO user, or same anonymous session. */
 export function isAuthor(reader: Reader, view: Readonly<Record<string, unknown>>): boolean {
   if (reader.userId !== null && view['userId'] === reader.userId) return true;

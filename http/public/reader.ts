@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { BlockKind, blockActorId } from '../../actors/block/protocol.js';
+import { BLOCK_VIEWS, BlockKind, blockActorId } from '../../actors/block/protocol.js';
 import { actorKey } from '../../actors/page/protocol.js';
 import type { PublicReader } from '../../actors/page/public-listing.js';
 import { ApiError } from '../../engine/errors.js';
@@ -95,9 +95,12 @@ export function carriesNoIdentity(req: RouteRequest<ReaderQuery, unknown>): bool
   return (q.sso === undefined || q.sso === '') && (q.sessionId === undefined || q.sessionId === '') && cookieValue(req.headers['cookie'], ANON_COOKIE) === undefined;
 }
 
-/** Resolves the caller of a widget route (creating or updating its SSO user; never a session). */
-export async function resolveReader(req: RouteRequest<ReaderQuery, unknown>, tenantId: string): Promise<Reader> {
-  const sso = await ssoUser(req.app, tenantId, normalizedSso(req.query.sso));
+/**
+ * Resolves the caller of a widget route (creating or updating its SSO user; never a session).
+ * `urlId`: the page the request is about, so a signed payload's `pageBadgeIds` reach that page.
+ */
+export async function resolveReader(req: RouteRequest<ReaderQuery, unknown>, tenantId: string, urlId: string | null = null): Promise<Reader> {
+  const sso = await ssoUser(req.app, tenantId, normalizedSso(req.query.sso), urlId);
   if (sso !== undefined) {
     const admin = sso.secure && sso.user.isAdmin === true;
     return {
@@ -148,7 +151,9 @@ export function isIdentified(reader: Reader): boolean {
 export async function blockedBy(req: RouteRequest<unknown, unknown>, reader: Reader): Promise<string[]> {
   const key = readerKey(reader);
   if (key === null) return [];
-  return req.app.system.ask(BlockKind, blockActorId(reader.tenantId, key), 'list', null);
+  const id = blockActorId(reader.tenantId, key);
+  const published = req.app.system.peek(BlockKind, id, BLOCK_VIEWS.list, '') as string[] | undefined;
+  return published ?? req.app.system.ask(BlockKind, id, 'list', null);
 }
 
 /** Edit secrets of recent readers (an HMAC each), per server. */

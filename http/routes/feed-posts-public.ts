@@ -16,12 +16,15 @@ const TENANT_ID: Schema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
 const TENANT_PARAM: Schema = { type: 'object', properties: { tenantId: TENANT_ID }, required: ['tenantId'] };
 const POST_PARAM: Schema = { type: 'object', properties: { tenantId: TENANT_ID, postId: text(128, 1) }, required: ['tenantId', 'postId'] };
 const SSO = text(16_384);
-const WRITE_QUERY: Schema = { type: 'object', properties: { sso: SSO, broadcastId: text(128) } };
+/** The anonymous session, for browsers that block third-party cookies (http/public/reader.ts). */
+const SESSION_ID = text(64);
+const WRITE_QUERY: Schema = { type: 'object', properties: { sso: SSO, sessionId: SESSION_ID, broadcastId: text(128) } };
 /** Posts a reader's reactions or stats may be asked for at once. */
 const POST_IDS: Schema = { type: 'array', minItems: 1, maxItems: 100, items: text(128, 1) };
 
 interface ReaderQuery {
   sso?: string;
+  sessionId?: string;
   broadcastId?: string;
 }
 
@@ -56,12 +59,12 @@ async function sessionInfo(app: AppServices, tenantId: string, reader: Reader): 
 
 /** The feed through the widget API (OpenAPI `Public` operations; docs/feed-posts.md). */
 export const publicFeedPostRoutes = [
-  route<{ afterId?: string; limit?: number; tags?: string[]; sso?: string; isCrawler?: boolean; includeUserInfo?: boolean }, undefined>({
+  route<{ afterId?: string; limit?: number; tags?: string[]; sso?: string; sessionId?: string; isCrawler?: boolean; includeUserInfo?: boolean }, undefined>({
     method: 'GET',
     path: '/feed-posts/:tenantId',
     access: 'public',
     params: TENANT_PARAM,
-    query: { type: 'object', properties: { ...LIST_QUERY, sso: SSO, isCrawler: { type: 'boolean' }, includeUserInfo: { type: 'boolean' } } },
+    query: { type: 'object', properties: { ...LIST_QUERY, sso: SSO, sessionId: SESSION_ID, isCrawler: { type: 'boolean' }, includeUserInfo: { type: 'boolean' } } },
     handle: async (req) => {
       const tenantId = await tenantOf(req);
       const posts = (await feedPage(req.app.system, tenantId, req.query)).posts;
@@ -69,7 +72,7 @@ export const publicFeedPostRoutes = [
       const reader = req.query.isCrawler === true ? null : await identifyReader(req, tenantId);
       const mine = reader?.user?._id ?? null;
       const parts = [`{"status":"success","feedPosts":${JSON.stringify(posts.map((p) => publicFeedPost(p, mine)))}`];
-      if (reader !== null && posts.length > 0) {
+      if (reader !== null && reader.key !== null && posts.length > 0) {
         const myReacts = await req.app.system.ask(FeedKind, tenantId, 'reactsOf', { readerKey: reader.key, postIds: posts.map((p) => p._id) });
         parts.push(`,"myReacts":${JSON.stringify(myReacts)}`);
       }
@@ -114,27 +117,28 @@ export const publicFeedPostRoutes = [
     path: '/feed-posts/:tenantId/react/:postId',
     access: 'public',
     params: POST_PARAM,
-    query: { type: 'object', properties: { sso: SSO, broadcastId: text(128), isUndo: { type: 'boolean' } } },
+    query: { type: 'object', properties: { sso: SSO, sessionId: SESSION_ID, broadcastId: text(128), isUndo: { type: 'boolean' } } },
     body: { type: 'object', properties: { reactType: { ...text(REACT_TYPE_MAX, 1), pattern: REACT_TYPE_PATTERN } }, required: ['reactType'] },
     handle: async (req) => {
       const reactType = req.body.reactType!;
       if (reactType === '__proto__') throw new ApiError('invalid-param', 'reactType may not be __proto__.');
       const tenantId = await tenantOf(req);
-      const reader = await identifyReader(req, tenantId);
+      const reader = await identifyReader(req, tenantId, null, { start: true });
       const isUndo = req.query.isUndo === true;
-      await req.app.system.ask(FeedKind, tenantId, 'react', { postId: req.params['postId']!, readerKey: reader.key, reactType, undo: isUndo, broadcastId: req.query.broadcastId ?? null });
+      await req.app.system.ask(FeedKind, tenantId, 'react', { postId: req.params['postId']!, readerKey: reader.key!, reactType, undo: isUndo, broadcastId: req.query.broadcastId ?? null });
       return { reactType, isUndo };
     },
   }),
-  route<{ postIds?: string[]; sso?: string }, undefined>({
+  route<{ postIds?: string[]; sso?: string; sessionId?: string }, undefined>({
     method: 'GET',
     path: '/feed-posts/:tenantId/user-reacts',
     access: 'public',
     params: TENANT_PARAM,
-    query: { type: 'object', properties: { postIds: { ...POST_IDS, minItems: 0 }, sso: SSO } },
+    query: { type: 'object', properties: { postIds: { ...POST_IDS, minItems: 0 }, sso: SSO, sessionId: SESSION_ID } },
     handle: async (req) => {
       const tenantId = await tenantOf(req);
       const reader = await identifyReader(req, tenantId);
+      if (reader.key === null) return { reacts: {} };
       return { reacts: await req.app.system.ask(FeedKind, tenantId, 'reactsOf', { readerKey: reader.key, postIds: req.query.postIds ?? [] }) };
     },
   }),

@@ -12,7 +12,7 @@ import { UserKind, userActorId } from '../../actors/user/protocol.js';
 import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
-import { assertMayManage, assertMayWrite, assertModerator, BROADCAST_ID, commentNotFound, findComment, OBJECT_ID, TENANT_ID, tenantRules } from '../public/comment-access.js';
+import { assertMayManage, assertMayWrite, assertModerator, BROADCAST_ID, commentNotFound, findComment, locateComment, OBJECT_ID, TENANT_ID, tenantRules } from '../public/comment-access.js';
 import { ensureSession, readerKey, type ReaderQuery, resolveReader } from '../public/reader.js';
 import { spendCommentPost } from '../public/write-limits.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
@@ -68,7 +68,7 @@ async function patch(req: RouteRequest<ActionQuery, unknown>, tenantId: string, 
 async function owned(req: RouteRequest<ActionQuery, unknown>) {
   const { tenantId, commentId } = ids(req);
   const found = await findComment(req.app, tenantId, commentId);
-  const reader = await resolveReader(req, tenantId);
+  const reader = await resolveReader(req, tenantId, found.urlId);
   assertMayManage(req, reader, found.view, req.query.editKey);
   return { tenantId, commentId, found, reader };
 }
@@ -191,10 +191,10 @@ export const publicCommentActionRoutes = [
     handle: async (req) => {
       const { app, body } = req;
       const { tenantId, commentId } = ids(req);
-      const found = await findComment(app, tenantId, commentId);
+      const found = await locateComment(app, tenantId, commentId);
       if (req.query.urlId !== undefined && req.query.urlId !== found.urlId) throw commentNotFound(commentId)();
       if (found.settings.disableVoting) throw new ApiError('voting-disabled');
-      const { reader, by, kind } = voterOf(req, await resolveReader(req, tenantId), found.settings, body.commenterEmail);
+      const { reader, by, kind } = voterOf(req, await resolveReader(req, tenantId, found.urlId), found.settings, body.commenterEmail);
       assertMayWrite(found.settings, reader);
       let voteId: string;
       try {

@@ -20,6 +20,7 @@ import { TENANT_VIEWS, TenantKind, tenantSettings } from '../../actors/tenant/te
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { clock } from '../../engine/clock.js';
+import { publicWidgetConfig } from '../live/config-push.js';
 import { assertMayListen } from '../live/page-access.js';
 import { assertMayWrite, BROADCAST_ID, TENANT_ID, tenantRules } from '../public/comment-access.js';
 import { PUBLIC_READ_QUERY, type PublicReadQuery, readyRead, resolvePublicQuery } from '../public/read-query.js';
@@ -64,7 +65,10 @@ function tail(req: RouteRequest<PublicReadQuery, undefined>, tenantId: string, u
   out += `,"userIdWS":${JSON.stringify(userId === null ? NO_USER_WS : userIdWS(app, tenantId, userId))}`;
   out += `,"isSiteAdmin":${reader?.isAdmin === true},"presencePollState":${presenceState(settings)}`;
   if (reader?.isModerator === true) out += `,"moderatingTenantIds":${JSON.stringify([tenantId])}`;
-  if (q.includeConfig === true) out += `,"customConfig":${JSON.stringify(settings.config)}`;
+  // This server keeps no billing state (no account can be unpaid): `hasBillingIssue`, which
+  // the description allows only as `true`, is left out, and comments are never hidden for it.
+  out += ',"isCommentsHidden":false';
+  if (q.includeConfig === true) out += `,"customConfig":${JSON.stringify(publicWidgetConfig(settings.config))}`;
   if (q.includeNotificationCount === true) out += `,"notificationCount":${extra.notificationCount}`;
   return out;
 }
@@ -100,7 +104,7 @@ function readyAnswer(req: RouteRequest<PublicReadQuery, undefined>, tenantId: st
 async function askAnswer(req: RouteRequest<PublicReadQuery, undefined>, tenantId: string, urlId: string): Promise<RouteResult> {
   const { app, query: q } = req;
   const settings = await tenantSettings(app.system, tenantId, urlId);
-  const reader = await resolveReader(req, tenantId);
+  const reader = await resolveReader(req, tenantId, urlId);
   await assertMayListen(app.system, tenantId, urlId, reader.sso?.secure === true ? reader.userId : null);
   const page = pageActorId(tenantId, urlId);
   if (!isIdentified(reader)) {
@@ -111,8 +115,8 @@ async function askAnswer(req: RouteRequest<PublicReadQuery, undefined>, tenantId
   const query = resolvePublicQuery(q, settings);
   const blocked = await blockedBy(req, reader);
   let notificationCount = 0;
-  if (q.includeNotificationCount === true && reader.userId !== null) {
-    const count = await app.system.ask(NotificationsKind, recipientActorId(tenantId, recipientKey({ userId: reader.userId, anonUserId: null })), 'getCount', null);
+  if (q.includeNotificationCount === true) {
+    const count = await app.system.ask(NotificationsKind, recipientActorId(tenantId, recipientKey({ userId: reader.userId, anonUserId: reader.anonUserId })), 'getCount', null);
     notificationCount = count?.count ?? 0;
   }
   const rest = tail(req, tenantId, urlId, settings, reader, { user: sessionInfo(reader, blocked.length > 0), notificationCount });
@@ -212,7 +216,7 @@ async function postComment(req: RouteRequest<PostQuery, CommentData>): Promise<R
   spendCommentPost(req);
   checkText(body.comment);
   const settings = await tenantSettings(app.system, tenantId, urlId);
-  let reader = await resolveReader(req, tenantId);
+  let reader = await resolveReader(req, tenantId, urlId);
   assertMayWrite(settings, reader);
   const rules = await tenantRules(app, tenantId);
   const sso = reader.sso?.user;

@@ -68,7 +68,7 @@ function blockRoute(method: 'POST' | 'DELETE', action: 'block' | 'unblock') {
       const commentId = req.params['commentId']!;
       const found = await findComment(app, tenantId, commentId);
       if (found.settings.disableBlocking) throw new ApiError('blocking-disabled');
-      let reader = await resolveReader(req, tenantId);
+      let reader = await resolveReader(req, tenantId, found.urlId);
       assertMayWrite(found.settings, reader);
       reader = ensureSession(req, reader);
       const author = await pageLocator(app.system).ask('comment', tenantId, commentId, 'author', { commentId }, commentNotFound(commentId));
@@ -94,7 +94,7 @@ export const publicFlagBlockRoutes = [
       const tenantId = req.query.tenantId;
       const commentId = req.params['commentId']!;
       const found = await findComment(app, tenantId, commentId);
-      let reader = await resolveReader(req, tenantId);
+      let reader = await resolveReader(req, tenantId, found.urlId);
       assertMayWrite(found.settings, reader);
       if (reader.sso === undefined && !found.settings.allowAnonFlag) throw new ApiError('login-required', 'This site does not take flags from anonymous readers: sign in.');
       reader = ensureSession(req, reader);
