@@ -40,6 +40,7 @@ import { publicPresenceRoutes } from './public-presence.js';
 import { publicPageRoutes } from './public-pages.js';
 import { translationRoutes } from './translations.js';
 import { uploadImageRoutes } from './upload-image.js';
+import { widgetAssetRoutes } from './widget-assets.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -84,4 +85,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...publicPageRoutes,
   ...translationRoutes,
   ...uploadImageRoutes,
+  ...widgetAssetRoutes,
 ];

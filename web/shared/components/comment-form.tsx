@@ -1,0 +1,89 @@
+/** The post / reply / edit form: labelled fields, a character count, errors beside the text. */
+import { useState } from 'preact/hooks';
+
+export interface CommentFormProps {
+  /** Unique within the widget, for ids. */
+  formId: string;
+  label: string;
+  submitLabel: string;
+  cancelLabel?: string;
+  initial?: string;
+  askName: boolean;
+  nameLabel: string;
+  emailLabel: string;
+  maxLength: number;
+  error: string | undefined;
+  tooLongText: string;
+  onSubmit(values: { text: string; name: string; email: string }): Promise<boolean>;
+  onCancel?(): void;
+  autoFocus?: boolean;
+}
+
+export function CommentForm(p: CommentFormProps) {
+  const [text, setText] = useState(p.initial ?? '');
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [busy, setBusy] = useState(false);
+  const tooLong = text.length > p.maxLength;
+  const errorId = `${p.formId}-err`;
+  const countId = `${p.formId}-count`;
+  const shownError = tooLong ? p.tooLongText : p.error;
+  return (
+    <form
+      aria-label={p.label}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (busy || tooLong) return;
+        setBusy(true);
+        const ok = await p.onSubmit({ text, name, email });
+        setBusy(false);
+        if (ok) setText('');
+      }}
+    >
+      <textarea
+        aria-label={p.label}
+        placeholder={p.label}
+        value={text}
+        ref={(el) => {
+          if (p.autoFocus && el && !el.dataset['focused']) {
+            el.dataset['focused'] = '1';
+            el.focus();
+          }
+        }}
+        aria-describedby={`${countId}${shownError ? ` ${errorId}` : ''}`}
+        aria-invalid={shownError ? 'true' : undefined}
+        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+      />
+      <div class="count" id={countId}>
+        {text.length} / {p.maxLength}
+      </div>
+      {p.askName && (
+        <div class="row">
+          <label>
+            {p.nameLabel}
+            <input autocomplete="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          </label>
+          <label>
+            {p.emailLabel}
+            <input type="email" autocomplete="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+          </label>
+        </div>
+      )}
+      {shownError && (
+        <p class="err" id={errorId} role="alert">
+          {shownError}
+        </p>
+      )}
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy || tooLong || text.trim() === ''}>
+          {p.submitLabel}
+        </button>
+        {p.onCancel && (
+          <button type="button" onClick={p.onCancel}>
+            {p.cancelLabel}
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,156 @@
+/** One comment with its actions and, below it, its replies. */
+import { useState } from 'preact/hooks';
+import type { WidgetComment } from '../types.js';
+import type { WidgetController } from '../../widget/controller.js';
+import { relativeDate } from '../time.js';
+import { CommentForm } from './comment-form.js';
+
+export interface CommentItemProps {
+  c: WidgetController;
+  comment: WidgetComment;
+  now: number;
+}
+
+export function CommentItem({ c, comment, now }: CommentItemProps) {
+  const [replying, setReplying] = useState(false);
+  const [editing, setEditing] = useState<string | undefined>(undefined);
+  const id = comment._id;
+  const name = comment.commenterName || '—';
+  const date = comment.date === undefined ? undefined : new Date(comment.date);
+  const replies = c.order.filter((x) => c.comments.get(x)?.parentId === id && !c.waiting.has(x));
+  const waiting = c.waitingUnder(id);
+  const readonly = Boolean(c.config.readonly);
+  const score = (comment.votesUp ?? 0) - (comment.votesDown ?? 0);
+  const mine = c.owns(comment);
+  return (
+    <li>
+      <article aria-labelledby={`fc-h-${id}`} id={`fc-${id}`}>
+        <div class="head">
+          <span class="name" id={`fc-h-${id}`}>
+            {comment.commenterLink ? (
+              <a href={comment.commenterLink} rel="nofollow ugc noopener">
+                {name}
+              </a>
+            ) : (
+              name
+            )}
+            <span class="sr"> </span>
+          </span>
+          {comment.displayLabel && <span class="meta">{comment.displayLabel}</span>}
+          {date && (
+            <time class="meta" dateTime={date.toISOString()} title={date.toLocaleString()}>
+              {relativeDate(c.strings, date, now, c.locale)}
+            </time>
+          )}
+          {comment.approved === false && <span class="meta">{c.t('AWAITING_APPROVAL')}</span>}
+        </div>
+        {comment.isDeleted ? (
+          <p class="deleted">{c.t('DELETED_COMMENT')}</p>
+        ) : editing !== undefined ? (
+          <CommentForm
+            formId={`fc-edit-${id}`}
+            label={c.t('EDIT_COMMENT')}
+            submitLabel={c.t('SAVE')}
+            cancelLabel={c.t('CANCEL')}
+            initial={editing}
+            askName={false}
+            nameLabel=""
+            emailLabel=""
+            maxLength={c.maxLength}
+            error={c.errors.get(`edit:${id}`)}
+            tooLongText={c.t('COMMENT_TOO_LONG', { max: c.maxLength })}
+            autoFocus
+            onCancel={() => setEditing(undefined)}
+            onSubmit={async ({ text }) => {
+              const ok = await c.edit(comment, text);
+              if (ok) setEditing(undefined);
+              return ok;
+            }}
+          />
+        ) : (
+          <div class="body" dangerouslySetInnerHTML={{ __html: comment.commentHTML }} />
+        )}
+        {!comment.isDeleted && editing === undefined && (
+          <div class="actions" role="group" aria-label={c.t('COMMENT_BY', { name })}>
+            <button type="button" aria-pressed={Boolean(comment.isVotedUp)} aria-label={c.t('VOTE_UP')} disabled={readonly} onClick={() => c.vote(comment, 'up')}>
+              ▲
+            </button>
+            <span aria-label={c.t('VOTES', { count: score })}>{score}</span>
+            <button type="button" aria-pressed={Boolean(comment.isVotedDown)} aria-label={c.t('VOTE_DOWN')} disabled={readonly} onClick={() => c.vote(comment, 'down')}>
+              ▼
+            </button>
+            {!readonly && !c.isClosed && (
+              <button type="button" aria-expanded={replying} onClick={() => setReplying(!replying)}>
+                {c.t('REPLY')}
+              </button>
+            )}
+            {mine && !readonly && (
+              <button
+                type="button"
+                onClick={async () => {
+                  const text = await c.textOf(comment);
+                  if (text !== undefined) setEditing(text);
+                }}
+              >
+                {c.t('EDIT')}
+              </button>
+            )}
+            {mine && !readonly && (
+              <button type="button" onClick={() => c.remove(comment)}>
+                {c.t('DELETE')}
+              </button>
+            )}
+            {!mine && !comment.isByAdmin && !comment.isByModerator && (
+              <button type="button" aria-pressed={Boolean(comment.isFlagged)} onClick={() => c.flag(comment)}>
+                {c.t('FLAG')}
+              </button>
+            )}
+            {!mine && !comment.isByAdmin && !comment.isByModerator && (
+              <button type="button" aria-pressed={Boolean(comment.isBlocked)} onClick={() => c.block(comment)}>
+                {comment.isBlocked ? c.t('UNBLOCK_USER') : c.t('BLOCK_USER')}
+              </button>
+            )}
+          </div>
+        )}
+        {(c.errors.get(`vote:${id}`) || c.errors.get(`actions:${id}`)) && (
+          <p class="err" role="alert">
+            {c.errors.get(`vote:${id}`) ?? c.errors.get(`actions:${id}`)}
+          </p>
+        )}
+        {replying && (
+          <CommentForm
+            formId={`fc-reply-${id}`}
+            label={c.t('REPLY_TO', { name })}
+            submitLabel={c.t('SUBMIT_REPLY')}
+            cancelLabel={c.t('CANCEL')}
+            askName={c.needsName()}
+            nameLabel={c.t('YOUR_NAME')}
+            emailLabel={c.t('YOUR_EMAIL')}
+            maxLength={c.maxLength}
+            error={c.errors.get(`reply:${id}`)}
+            tooLongText={c.t('COMMENT_TOO_LONG', { max: c.maxLength })}
+            autoFocus
+            onCancel={() => setReplying(false)}
+            onSubmit={async ({ text, name: n, email }) => {
+              const ok = await c.post({ text, name: n || undefined, email: email || undefined, parentId: id }, `reply:${id}`);
+              if (ok) setReplying(false);
+              return ok;
+            }}
+          />
+        )}
+      </article>
+      {waiting > 0 && (
+        <button type="button" onClick={() => c.reveal(id)}>
+          {c.t('SHOW_NEW_COMMENTS', { count: waiting })}
+        </button>
+      )}
+      {replies.length > 0 && (
+        <ul>
+          {replies.map((r) => (
+            <CommentItem key={r} c={c} comment={c.comments.get(r)!} now={now} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
