@@ -1,0 +1,140 @@
+/**
+ * The widget in real Chromium for one reader at a time: anonymous readers and their edit keys
+ * (kept without third-party cookies), secure and simple single sign-on, server errors shown in
+ * words beside the form, keyboard-only use, and axe-core in the light and dark themes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
+import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { seriousViolations, tabTo } from '../fixtures/widget-page.js';
+import { secureSso } from './public-comments-helpers.js';
+
+for (const storage of storages()) {
+  describe(`the widget's readers on ${storage}`, () => {
+    let t: TestServer;
+    let site: HostSite;
+    const readers: Reader[] = [];
+
+    before(async () => {
+      t = await startTestServer(storage, { openSitesWithoutDomains: false });
+      site = await HostSite.start();
+    });
+    after(async () => {
+      for (const r of readers) await r.close();
+      await site.close();
+      await t.destroy();
+    });
+
+    const open = async (url: string, colorScheme: 'light' | 'dark' = 'light') => {
+      const reader = await openReader(url, { colorScheme });
+      readers.push(reader);
+      return reader.page;
+    };
+    const embed = (urlId: string, extra: Record<string, unknown> = {}) =>
+      site.page(`/${urlId}`, embedPage(t.url, { tenantId: t.tenant.tenantId, urlId, apiHost: t.url, ...extra }));
+
+    test('an anonymous author keeps its edit key across reloads without cookies; nobody else may edit', async () => {
+      const url = embed('anon-1');
+      const a = await open(url);
+      await a.getByRole('textbox', { name: 'Write a comment…' }).fill('Mine to edit');
+      await a.getByLabel('Your name').fill('Ann');
+      await a.getByLabel('Your email').fill('ann@example.com');
+      await a.getByRole('button', { name: 'Post' }).click();
+      const mine = a.getByRole('article', { name: 'Ann' });
+      await mine.getByRole('button', { name: 'Edit' }).waitFor();
+
+      await a.reload();
+      await mine.getByText('Mine to edit').waitFor();
+      await mine.getByRole('button', { name: 'Edit' }).waitFor();
+      // Third-party cookies are blocked: the session travels as sessionId, not as the API's cookie.
+      assert.equal((await a.context().cookies(t.url)).length, 0);
+
+      const b = await open(url);
+      const theirs = b.getByRole('article', { name: 'Ann' });
+      await theirs.getByText('Mine to edit').waitFor();
+      assert.equal(await theirs.getByRole('button', { name: 'Edit' }).count(), 0);
+      assert.equal(await theirs.getByRole('button', { name: 'Delete' }).count(), 0);
+      await theirs.getByRole('button', { name: 'Report' }).waitFor();
+    });
+
+    test('secure single sign-on readers post as themselves and own their comments; simple SSO readers do not own them', async () => {
+      const sso = JSON.parse(secureSso(t.tenant.apiSecret, { id: 'u-1', email: 'sue@example.com', username: 'Sue' }));
+      const page = await open(embed('sso-1', { sso: { ...sso, logoutURL: 'https://blog.example.com/logout' } }));
+      await page.getByRole('link', { name: 'Log out' }).waitFor();
+      assert.equal(await page.getByLabel('Your name').count(), 0, 'a signed-on reader is not asked for a name');
+      await page.getByRole('textbox', { name: 'Write a comment…' }).fill('Signed on');
+      await page.getByRole('button', { name: 'Post' }).click();
+      const mine = page.getByRole('article', { name: 'Sue' });
+      await mine.getByText('Signed on').waitFor();
+      await page.reload();
+      await mine.getByRole('button', { name: 'Edit' }).waitFor();
+
+      const other = await open(embed('sso-1', { simpleSSO: { username: 'Sam', email: 'sam@example.com' } }));
+      const seen = other.getByRole('article', { name: 'Sue' });
+      await seen.getByText('Signed on').waitFor();
+      assert.equal(await seen.getByRole('button', { name: 'Edit' }).count(), 0);
+      await other.getByRole('textbox', { name: 'Write a comment…' }).fill('Simple one');
+      await other.getByRole('button', { name: 'Post' }).click();
+      await other.getByRole('article', { name: 'Sam' }).getByText('Simple one').waitFor();
+    });
+
+    test('a refusal is shown in words beside the form, and the character limit as one types', async () => {
+      const page = await open(embed('errors-1', { maxCommentCharacterLength: 20 }));
+      const text = page.getByRole('textbox', { name: 'Write a comment…' });
+      await text.fill('Short');
+      await page.getByText('5 / 20').waitFor();
+      await page.getByLabel('Your name').fill('me@example.com');
+      await page.getByRole('button', { name: 'Post' }).click();
+      await page.getByRole('alert').getByText('The commenter name must not be an email address.').waitFor();
+      assert.equal(await page.getByRole('article').count(), 0, 'nothing was posted');
+
+      await text.fill('This text is longer than twenty');
+      await page.getByRole('alert').getByText('The comment is longer than 20 characters.').waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Post' }).isDisabled(), true);
+    });
+
+    test('keyboard only: post, reply and vote without a mouse', async () => {
+      const page = await open(embed('keys-1'));
+      await page.getByText('No comments yet. Be the first!').waitFor();
+      await tabTo(page, page.getByRole('textbox', { name: 'Write a comment…' }));
+      await page.keyboard.type('Typed, not clicked');
+      await tabTo(page, page.getByLabel('Your name'));
+      await page.keyboard.type('Kim');
+      await tabTo(page, page.getByRole('button', { name: 'Post' }));
+      await page.keyboard.press('Enter');
+      const kim = page.getByRole('article', { name: 'Kim' });
+      await kim.getByText('Typed, not clicked').waitFor();
+
+      await tabTo(page, kim.getByRole('button', { name: 'Reply' }));
+      await page.keyboard.press('Enter');
+      // The reply box takes the focus at once.
+      await tabTo(page, page.getByRole('textbox', { name: 'Reply to Kim' }), 0);
+      await page.keyboard.type('A keyboard reply');
+      await tabTo(page, page.getByRole('form', { name: 'Reply to Kim' }).getByRole('button', { name: 'Reply' }));
+      await page.keyboard.press('Enter');
+      await page.getByText('A keyboard reply').waitFor();
+
+      await tabTo(page, kim.getByRole('button', { name: 'Vote up' }).first());
+      await page.keyboard.press('Space');
+      await kim.getByRole('button', { name: 'Vote up', pressed: true }).first().waitFor();
+      await kim.getByLabel('1 votes').first().waitFor();
+    });
+
+    for (const scheme of ['light', 'dark'] as const) {
+      test(`axe-core finds no serious or critical violation in the ${scheme} theme`, async () => {
+        const url = embed(`axe-${scheme}`);
+        const page = await open(url, scheme);
+        await page.getByRole('textbox', { name: 'Write a comment…' }).fill('Checked by axe');
+        await page.getByLabel('Your name').fill('Axel');
+        await page.getByRole('button', { name: 'Post' }).click();
+        await page.getByRole('article', { name: 'Axel' }).getByRole('button', { name: 'Reply' }).click();
+        const region = page.getByRole('region', { name: /Comments/ });
+        const background = await region.evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor as string);
+        assert.equal(background === 'rgb(255, 255, 255)', scheme === 'light', `background ${background} in the ${scheme} theme`);
+        const violations = await seriousViolations(page);
+        assert.deepEqual(violations, [], JSON.stringify(violations, null, 2));
+      });
+    }
+  });
+}
