@@ -41,6 +41,7 @@ import { publicPageRoutes } from './public-pages.js';
 import { translationRoutes } from './translations.js';
 import { uploadImageRoutes } from './upload-image.js';
 import { widgetAssetRoutes } from './widget-assets.js';
+import { ssrCommentRoutes } from './ssr-comments.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -86,4 +87,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...translationRoutes,
   ...uploadImageRoutes,
   ...widgetAssetRoutes,
+  ...ssrCommentRoutes,
 ];

@@ -37,4 +37,5 @@ article{padding:8px 0;border-top:1px solid var(--line)}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .notice{padding:8px;border:1px solid var(--line);border-radius:6px}
 a{color:var(--accent)}
+form.inline{display:inline;margin:0}
 `;

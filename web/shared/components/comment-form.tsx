@@ -17,6 +17,9 @@ export interface CommentFormProps {
   onSubmit(values: { text: string; name: string; email: string }): Promise<boolean>;
   onCancel?(): void;
   autoFocus?: boolean;
+  /** Without JavaScript: the form posts here, with these hidden fields. */
+  action?: string;
+  hidden?: Readonly<Record<string, string>>;
 }
 
 export function CommentForm(p: CommentFormProps) {
@@ -31,6 +34,8 @@ export function CommentForm(p: CommentFormProps) {
   return (
     <form
       aria-label={p.label}
+      method={p.action ? 'post' : undefined}
+      action={p.action}
       onSubmit={async (e) => {
         e.preventDefault();
         if (busy || tooLong) return;
@@ -40,7 +45,10 @@ export function CommentForm(p: CommentFormProps) {
         if (ok) setText('');
       }}
     >
+      {p.hidden && Object.entries(p.hidden).map(([name, value]) => <input type="hidden" name={name} value={value} />)}
       <textarea
+        name="comment"
+        required
         aria-label={p.label}
         placeholder={p.label}
         value={text}
@@ -61,11 +69,11 @@ export function CommentForm(p: CommentFormProps) {
         <div class="row">
           <label>
             {p.nameLabel}
-            <input autocomplete="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+            <input name="commenterName" autocomplete="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
           </label>
           <label>
             {p.emailLabel}
-            <input type="email" autocomplete="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+            <input name="commenterEmail" type="email" autocomplete="email" value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
           </label>
         </div>
       )}
@@ -75,7 +83,7 @@ export function CommentForm(p: CommentFormProps) {
         </p>
       )}
       <div class="row">
-        <button type="submit" class="primary" disabled={busy || tooLong || text.trim() === ''}>
+        <button type="submit" class="primary" disabled={!p.action && (busy || tooLong || text.trim() === '')}>
           {p.submitLabel}
         </button>
         {p.onCancel && (

@@ -12,7 +12,9 @@ export interface CommentItemProps {
 }
 
 export function CommentItem({ c, comment, now }: CommentItemProps) {
-  const [replying, setReplying] = useState(false);
+  const [replyOpen, setReplying] = useState(false);
+  const ssr = c.ssr;
+  const replying = ssr ? ssr.replyTo === comment._id : replyOpen;
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const id = comment._id;
   const name = comment.commenterName || '—';
@@ -24,9 +26,9 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
   const mine = c.owns(comment);
   return (
     <li>
-      <article aria-labelledby={`fc-h-${id}`} id={`fc-${id}`}>
+      <article aria-labelledby={`fc-h-${id}`} id={`fc-${id}`} itemscope itemtype="https://schema.org/Comment">
         <div class="head">
-          <span class="name" id={`fc-h-${id}`}>
+          <span class="name" id={`fc-h-${id}`} itemprop="author">
             {comment.commenterLink ? (
               <a href={comment.commenterLink} rel="nofollow ugc noopener">
                 {name}
@@ -38,7 +40,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
           </span>
           {comment.displayLabel && <span class="meta">{comment.displayLabel}</span>}
           {date && (
-            <time class="meta" dateTime={date.toISOString()} title={date.toLocaleString()}>
+            <time class="meta" itemprop="dateCreated" dateTime={date.toISOString()} title={date.toLocaleString()}>
               {relativeDate(c.strings, date, now, c.locale)}
             </time>
           )}
@@ -68,23 +70,32 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             }}
           />
         ) : (
-          <div class="body" dangerouslySetInnerHTML={{ __html: comment.commentHTML }} />
+          <div class="body" itemprop="text" dangerouslySetInnerHTML={{ __html: comment.commentHTML }} />
         )}
         {!comment.isDeleted && editing === undefined && (
           <div class="actions" role="group" aria-label={c.t('COMMENT_BY', { name })}>
-            <button type="button" aria-pressed={Boolean(comment.isVotedUp)} aria-label={c.t('VOTE_UP')} disabled={readonly} onClick={() => c.vote(comment, 'up')}>
-              ▲
-            </button>
+            {ssr ? (
+              <SsrVote c={c} comment={comment} dir="up" />
+            ) : (
+              <button type="button" aria-pressed={Boolean(comment.isVotedUp)} aria-label={c.t('VOTE_UP')} disabled={readonly} onClick={() => c.vote(comment, 'up')}>
+                ▲
+              </button>
+            )}
             <span aria-label={c.t('VOTES', { count: score })}>{score}</span>
-            <button type="button" aria-pressed={Boolean(comment.isVotedDown)} aria-label={c.t('VOTE_DOWN')} disabled={readonly} onClick={() => c.vote(comment, 'down')}>
-              ▼
-            </button>
-            {!readonly && !c.isClosed && (
+            {ssr ? (
+              <SsrVote c={c} comment={comment} dir="down" />
+            ) : (
+              <button type="button" aria-pressed={Boolean(comment.isVotedDown)} aria-label={c.t('VOTE_DOWN')} disabled={readonly} onClick={() => c.vote(comment, 'down')}>
+                ▼
+              </button>
+            )}
+            {!readonly && !c.isClosed && ssr && !replying && <a href={`${ssr.href({ replyTo: id })}#fc-${id}`}>{c.t('REPLY')}</a>}
+            {!readonly && !c.isClosed && !ssr && (
               <button type="button" aria-expanded={replying} onClick={() => setReplying(!replying)}>
                 {c.t('REPLY')}
               </button>
             )}
-            {mine && !readonly && (
+            {mine && !readonly && !ssr && (
               <button
                 type="button"
                 onClick={async () => {
@@ -95,17 +106,17 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
                 {c.t('EDIT')}
               </button>
             )}
-            {mine && !readonly && (
+            {mine && !readonly && !ssr && (
               <button type="button" onClick={() => c.remove(comment)}>
                 {c.t('DELETE')}
               </button>
             )}
-            {!mine && !comment.isByAdmin && !comment.isByModerator && (
+            {!mine && !ssr && !comment.isByAdmin && !comment.isByModerator && (
               <button type="button" aria-pressed={Boolean(comment.isFlagged)} onClick={() => c.flag(comment)}>
                 {c.t('FLAG')}
               </button>
             )}
-            {!mine && !comment.isByAdmin && !comment.isByModerator && (
+            {!mine && !ssr && !comment.isByAdmin && !comment.isByModerator && (
               <button type="button" aria-pressed={Boolean(comment.isBlocked)} onClick={() => c.block(comment)}>
                 {comment.isBlocked ? c.t('UNBLOCK_USER') : c.t('BLOCK_USER')}
               </button>
@@ -127,10 +138,12 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             nameLabel={c.t('YOUR_NAME')}
             emailLabel={c.t('YOUR_EMAIL')}
             maxLength={c.maxLength}
-            error={c.errors.get(`reply:${id}`)}
+            error={c.errors.get(`reply:${id}`) ?? (ssr?.error?.where === `reply:${id}` ? ssr.error.text : undefined)}
+            action={ssr?.postAction}
+            hidden={ssr ? { ...ssr.hidden, parentId: id } : undefined}
             tooLongText={c.t('COMMENT_TOO_LONG', { max: c.maxLength })}
-            autoFocus
-            onCancel={() => setReplying(false)}
+            autoFocus={!ssr}
+            onCancel={ssr ? undefined : () => setReplying(false)}
             onSubmit={async ({ text, name: n, email }) => {
               const ok = await c.post({ text, name: n || undefined, email: email || undefined, parentId: id }, `reply:${id}`);
               if (ok) setReplying(false);
@@ -152,5 +165,23 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
         </ul>
       )}
     </li>
+  );
+}
+
+/** A vote as a form of its own, for readers without JavaScript. */
+function SsrVote({ c, comment, dir }: { c: WidgetController; comment: WidgetComment; dir: 'up' | 'down' }) {
+  const ssr = c.ssr!;
+  const pressed = dir === 'up' ? comment.isVotedUp : comment.isVotedDown;
+  return (
+    <form method="post" action={ssr.voteAction} class="inline">
+      {Object.entries(ssr.hidden).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <input type="hidden" name="commentId" value={comment._id} />
+      <input type="hidden" name="voteDir" value={dir} />
+      <button type="submit" aria-pressed={Boolean(pressed)} aria-label={c.t(dir === 'up' ? 'VOTE_UP' : 'VOTE_DOWN')}>
+        {dir === 'up' ? '▲' : '▼'}
+      </button>
+    </form>
   );
 }

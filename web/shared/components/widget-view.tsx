@@ -23,14 +23,35 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
         <h2 id="fc-title">
           {c.t('COMMENTS_TITLE')} <span class="meta">({c.commentCount})</span>
         </h2>
-        <label>
-          {c.t('SORT_BY')}
-          <select value={c.direction} onChange={(e) => c.setDirection((e.target as HTMLSelectElement).value as SortDirection)}>
-            {SORTS.map(([value, key]) => (
-              <option value={value}>{c.t(key)}</option>
-            ))}
-          </select>
-        </label>
+        {c.ssr ? (
+          <form method="get" class="row">
+            {Object.entries(c.ssr.hidden)
+              .filter(([name]) => name !== 'direction')
+              .map(([name, value]) => (
+                <input type="hidden" name={name} value={value} />
+              ))}
+            <label>
+              {c.t('SORT_BY')}
+              <select name="direction" value={c.direction}>
+                {SORTS.map(([value, key]) => (
+                  <option value={value} selected={value === c.direction}>
+                    {c.t(key)}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit">{c.t('SORT_BY')}</button>
+          </form>
+        ) : (
+          <label>
+            {c.t('SORT_BY')}
+            <select value={c.direction} onChange={(e) => c.setDirection((e.target as HTMLSelectElement).value as SortDirection)}>
+              {SORTS.map(([value, key]) => (
+                <option value={value}>{c.t(key)}</option>
+              ))}
+            </select>
+          </label>
+        )}
         {sso?.loginURL && !c.user && <a href={sso.loginURL}>{c.t('LOG_IN')}</a>}
         {sso?.logoutURL && c.user && <a href={sso.logoutURL}>{c.t('LOG_OUT')}</a>}
       </div>
@@ -52,7 +73,9 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
               nameLabel={c.t('YOUR_NAME')}
               emailLabel={c.t('YOUR_EMAIL')}
               maxLength={c.maxLength}
-              error={c.errors.get('new')}
+              error={c.errors.get('new') ?? (c.ssr?.error?.where === 'new' ? c.ssr.error.text : undefined)}
+              action={c.ssr?.postAction}
+              hidden={c.ssr?.hidden}
               tooLongText={c.t('COMMENT_TOO_LONG', { max: c.maxLength })}
               onSubmit={({ text, name, email }) => c.post({ text, name: name || undefined, email: email || undefined, parentId: null }, 'new')}
             />
@@ -70,7 +93,8 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
               <CommentItem key={id} c={c} comment={c.comments.get(id)!} now={now} />
             ))}
           </ul>
-          {c.hasMore && (
+          {c.hasMore && c.ssr && <a href={c.ssr.href({ page: String(c.page + 1) })}>{c.t('LOAD_MORE')}</a>}
+          {c.hasMore && !c.ssr && (
             <button type="button" onClick={() => c.load(false, true)}>
               {c.t('LOAD_MORE')}
             </button>
