@@ -42,6 +42,7 @@ import { translationRoutes } from './translations.js';
 import { uploadImageRoutes } from './upload-image.js';
 import { widgetAssetRoutes } from './widget-assets.js';
 import { ssrCommentRoutes } from './ssr-comments.js';
+import { widgetDemoRoutes } from './widget-demo.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -88,4 +89,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...uploadImageRoutes,
   ...widgetAssetRoutes,
   ...ssrCommentRoutes,
+  ...widgetDemoRoutes,
 ];

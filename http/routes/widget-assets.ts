@@ -39,7 +39,7 @@ export const widgetAssetRoutes = [
     method: 'GET',
     path: '/js/:file',
     access: 'open',
-    answers: 'page',
+    // Refusals as JSON (`not-found`): a script tag shows nothing either way.
     params: FILE_PARAM,
     handle: async ({ params }) => {
       const file = params['file']!;

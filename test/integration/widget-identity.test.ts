@@ -4,11 +4,16 @@
  * words beside the form, keyboard-only use, and axe-core in the light and dark themes.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
+import { repoFile } from '../fixtures/paths.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { seriousViolations, tabTo } from '../fixtures/widget-page.js';
-import { secureSso } from './public-comments-helpers.js';
+import { broadcast, commentData, secureSso, widget } from './public-comments-helpers.js';
+
+/** Screenshots (test output). */
+const SHOTS = repoFile('dist/test-output/widget');
 
 for (const storage of storages()) {
   describe(`the widget's readers on ${storage}`, () => {
@@ -121,6 +126,39 @@ for (const storage of storages()) {
       await kim.getByLabel('1 votes').first().waitFor();
     });
 
+    test('paging with "Show more comments", the three orders, report and block', async () => {
+      const tenantId = t.tenant.tenantId;
+      const urlId = 'paging-1';
+      for (let i = 1; i <= 32; i++) {
+        const posted = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, `Number ${i}`, { commenterName: `Writer ${i}` }));
+        assert.equal(posted.status, 200);
+      }
+      const page = await open(embed(urlId, { defaultSortDirection: 'OF' }));
+      await page.getByRole('article', { name: 'Writer 30', exact: true }).waitFor();
+      assert.equal(await page.getByRole('article').count(), 30);
+      assert.equal(await page.getByRole('article', { name: 'Writer 31' }).count(), 0);
+      await page.getByRole('button', { name: 'Show more comments' }).click();
+      await page.getByRole('article', { name: 'Writer 32' }).waitFor();
+      assert.equal(await page.getByRole('article').count(), 32);
+      assert.equal(await page.getByRole('article').first().getAttribute('aria-labelledby'), await page.getByRole('article', { name: 'Writer 1', exact: true }).getAttribute('aria-labelledby'));
+
+      await page.getByLabel('Sort by').selectOption({ label: 'Newest first' });
+      await page.getByRole('article').first().getByText('Number 32').waitFor();
+      await page.getByLabel('Sort by').selectOption({ label: 'Most relevant' });
+      const first = page.getByRole('article', { name: 'Writer 5', exact: true });
+      await first.getByRole('button', { name: 'Vote up' }).click();
+      await first.getByLabel('1 votes').waitFor();
+      await page.getByLabel('Sort by').selectOption({ label: 'Oldest first' });
+      await page.getByLabel('Sort by').selectOption({ label: 'Most relevant' });
+      await page.getByRole('article').first().getByText('Number 5').waitFor();
+
+      const other = page.getByRole('article', { name: 'Writer 7', exact: true });
+      await other.getByRole('button', { name: 'Report' }).click();
+      await other.getByRole('button', { name: 'Report', pressed: true }).waitFor();
+      await other.getByRole('button', { name: 'Block this user' }).click();
+      await other.getByRole('button', { name: 'Unblock this user', pressed: true }).waitFor();
+    });
+
     for (const scheme of ['light', 'dark'] as const) {
       test(`axe-core finds no serious or critical violation in the ${scheme} theme`, async () => {
         const url = embed(`axe-${scheme}`);
@@ -134,6 +172,8 @@ for (const storage of storages()) {
         assert.equal(background === 'rgb(255, 255, 255)', scheme === 'light', `background ${background} in the ${scheme} theme`);
         const violations = await seriousViolations(page);
         assert.deepEqual(violations, [], JSON.stringify(violations, null, 2));
+        mkdirSync(SHOTS, { recursive: true });
+        await page.locator('#comments').screenshot({ path: `${SHOTS}/axe-${scheme}.png` });
       });
     }
   });

@@ -166,7 +166,10 @@ export class WidgetController {
           this.connected = connected;
           this.changed();
         },
-        since - 5_000,
+        // The first catch-up covers what happened between this read and the socket's opening.
+        // The reader's clock stands in for the server's here (later cursors are server times):
+        // a skew can replay a little, which is applied idempotently, never twice.
+        since,
       );
     }
   }
