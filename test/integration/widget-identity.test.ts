@@ -82,6 +82,16 @@ for (const storage of storages()) {
       await other.getByRole('textbox', { name: 'Write a comment…' }).fill('Simple one');
       await other.getByRole('button', { name: 'Post' }).click();
       await other.getByRole('article', { name: 'Sam' }).getByText('Simple one').waitFor();
+
+      // Sam replies to Sue: Sue's bell counts it live, lists it, and marks it read.
+      await seen.getByRole('button', { name: 'Reply' }).click();
+      await other.getByRole('textbox', { name: 'Reply to Sue' }).fill('Hi Sue');
+      await other.getByRole('form', { name: 'Reply to Sue' }).getByRole('button', { name: 'Reply' }).click();
+      await other.getByText('Hi Sue').waitFor();
+      await page.getByRole('button', { name: 'Notifications (1)' }).click();
+      await page.getByRole('region', { name: 'Notifications' }).getByText('Sam replied to your comment').waitFor();
+      await page.getByRole('button', { name: 'Mark as read' }).click();
+      await page.getByRole('button', { name: 'Notifications (0)' }).waitFor();
     });
 
     test('a refusal is shown in words beside the form, and the character limit as one types', async () => {

@@ -60,6 +60,9 @@ for (const storage of storages()) {
       await a.getByRole('button', { name: /1 new comment/ }).click();
       await a.getByRole('article', { name: 'Bob' }).getByText('Welcome, Ann').waitFor();
 
+      // Both readers are on the page.
+      for (const page of [a, b]) await page.getByText('2 viewing').waitFor();
+
       // B votes A's comment up; A sees the count change in place.
       await annOnB.getByRole('button', { name: 'Vote up' }).click();
       await annOnB.getByRole('button', { name: 'Vote up', pressed: true }).waitFor();

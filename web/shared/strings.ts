@@ -50,6 +50,13 @@ export const FALLBACK: Strings = {
   COMMENT_BY: 'Comment by {name}',
   RECONNECTING: 'Reconnecting…',
   REPORTED: 'Reported',
+  NOTIFICATIONS: 'Notifications',
+  NO_NOTIFICATIONS: 'You have no notifications.',
+  MARK_READ: 'Mark as read',
+  SUBSCRIBE_PAGE: 'Notify me of new comments on this page',
+  UNSUBSCRIBE_PAGE: 'Stop notifying me about this page',
+  NOTIFICATION_REPLY: '{name} replied to your comment',
+  VIEWING_NOW: '{count} viewing',
 };
 
 /** The string for `key` with `{name}` placeholders filled. */

@@ -61,6 +61,13 @@ export class WidgetController {
   announcement = '';
   maxLength = 2000;
   connected = false;
+  /** Readers on the page now (live presence), 0 until known. */
+  online = 0;
+  notificationCount = 0;
+  /** The reader's notifications, once the bell was opened. */
+  notifications: Array<Record<string, any>> | undefined;
+  bellOpen = false;
+  isSubscribed = false;
   readonly #sent = new Set<string>();
   #live: LiveChannel | undefined;
   #destroyed = false;
@@ -106,10 +113,14 @@ export class WidgetController {
   /** Strings in the reader's language, then the first page, then the live channel. */
   async start(): Promise<void> {
     this.config.onInit?.();
-    const strings = this.api
-      .call<{ translations: Record<string, string> }>('GET', '/translations/widgets/comment-ui', { locale: this.locale })
-      .then((a) => (this.strings = { ...FALLBACK, ...a.translations, ...(this.config.translations ?? {}) }))
-      .catch(() => (this.strings = { ...FALLBACK, ...(this.config.translations ?? {}) }));
+    const component = (name: string) =>
+      this.api
+        .call<{ translations: Record<string, string> }>('GET', `/translations/widgets/${name}`, { locale: this.locale })
+        .then((a) => a.translations)
+        .catch(() => ({}));
+    const strings = Promise.all(['comment-ui', 'comment-ui-notifications-list', 'comment-ui-online-users'].map(component)).then(
+      (parts) => (this.strings = { ...FALLBACK, ...Object.assign({}, ...parts), ...(this.config.translations ?? {}) }),
+    );
     await Promise.all([strings, this.load(true)]);
     this.changed();
   }
@@ -149,6 +160,7 @@ export class WidgetController {
     this.commentCount = answer['commentCount'] ?? this.commentCount;
     this.isClosed = Boolean(answer['isClosed']);
     this.setUser(answer['user'] ?? null);
+    if (first) this.notificationCount = Number(answer['notificationCount'] ?? 0);
     const custom = answer['customConfig'] as Record<string, any> | undefined;
     if (custom) this.applyServerConfig(custom);
     this.loading = false;
@@ -242,6 +254,7 @@ export class WidgetController {
     try {
       const answer = await this.api.call('POST', `/comments/${encodeURIComponent(this.tenantId)}`, { urlId: this.urlId, broadcastId: this.#broadcast(), ...this.identity() }, body);
       if (answer['user']) this.setUser({ ...this.user, ...answer['user'] });
+      if (typeof answer['userIdWS'] === 'string') this.#live?.retarget(answer['userIdWS']);
       const comment = answer['comment'] as WidgetComment;
       this.#insert(comment, true);
       if (!draft.parentId) this.commentCount++;
@@ -431,6 +444,19 @@ export class WidgetController {
         if (counts) this.#patch(counts.commentId, { votes: counts.votes, votesUp: counts.votesUp, votesDown: counts.votesDown });
         break;
       }
+      case 'p-u':
+        if (typeof event['sc'] === 'number') this.online = Math.max(1, event['sc']);
+        break;
+      case 'notification': {
+        const n = event['notification'] as Record<string, any> | undefined;
+        this.notificationCount++;
+        if (n && this.notifications && !this.notifications.some((x) => x['_id'] === n['_id'])) this.notifications.unshift(n);
+        if (n) this.announcement = this.notificationText(n);
+        break;
+      }
+      case 'notification-update':
+        if (typeof event['changes']?.['count'] === 'number') this.notificationCount = event['changes']['count'];
+        break;
       case 'thread-state-change':
         this.isClosed = Boolean(event['isClosed']);
         break;
@@ -441,6 +467,55 @@ export class WidgetController {
         return;
     }
     this.changed();
+  }
+
+  /** The words for one notification. */
+  notificationText(n: Record<string, any>): string {
+    const key = { 1: 'NOTIFICATION_THREAD_REPLY', 2: 'NOTIFICATION_VOTE', 3: 'NOTIFICATION_SUBSCRIPTION', 7: 'NOTIFICATION_MENTION' }[Number(n['type'])] ?? 'NOTIFICATION_REPLY';
+    return this.t(key, { name: String(n['fromUserName'] ?? '—'), page: String(n['pageTitle'] || n['url'] || '') });
+  }
+
+  /** Opens or closes the notification list (read from the server when opened). */
+  async toggleBell(): Promise<void> {
+    this.bellOpen = !this.bellOpen;
+    this.errors.delete('bell');
+    this.changed();
+    if (!this.bellOpen) return;
+    try {
+      const answer = await this.api.call('GET', '/user-notifications', { tenantId: this.tenantId, urlId: this.urlId, ...this.identity() });
+      this.notifications = answer['notifications'] ?? [];
+      this.isSubscribed = Boolean(answer['isSubscribed']);
+      this.changed();
+    } catch (err) {
+      this.#fail('bell', err);
+    }
+  }
+
+  async markRead(n: Record<string, any>): Promise<void> {
+    try {
+      await this.api.call('POST', `/user-notifications/${encodeURIComponent(n['_id'])}/mark/read`, { tenantId: this.tenantId, ...this.identity() });
+      if (!n['viewed']) this.notificationCount = Math.max(0, this.notificationCount - 1);
+      n['viewed'] = 'true';
+      this.changed();
+    } catch (err) {
+      this.#fail('bell', err);
+    }
+  }
+
+  async setSubscribed(on: boolean): Promise<void> {
+    try {
+      await this.api.call('POST', `/user-notifications/set-subscription-state/${on ? 'subscribe' : 'unsubscribe'}`, {
+        tenantId: this.tenantId,
+        urlId: this.urlId,
+        url: this.config.url ?? location.href,
+        pageTitle: this.config.pageTitle ?? document.title,
+        ...this.identity(),
+      });
+      this.isSubscribed = on;
+      this.changed();
+    } catch (err) {
+      this.#fail('bell', err);
+    }
   }
 
   /** Ends the live channel; the state is dropped with the view. */

@@ -66,6 +66,7 @@ export class LiveChannel {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
       this.onStatus(false);
+      // A first reconnect after a retarget is at once; after a drop, spread over up to 2 s.
       if (!this.#closed) this.#retry = setTimeout(() => this.#open(), 250 + Math.random() * 1750);
     };
   }
@@ -104,6 +105,16 @@ export class LiveChannel {
       this.#cursor = Math.max(this.#cursor, frame.timestamp);
     }
     this.onEvent(frame);
+  }
+
+  /**
+   * Reopens as another reader (`userIdWS` after the reader's first write): the new socket
+   * catches up from the cursor, so nothing falls between the two.
+   */
+  retarget(userIdWS: string): void {
+    if (userIdWS === this.target.userIdWS) return;
+    this.target.userIdWS = userIdWS;
+    this.#socket?.close();
   }
 
   /** Whether the socket is open now. */

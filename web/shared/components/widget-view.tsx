@@ -3,6 +3,7 @@ import type { SortDirection } from '../types.js';
 import type { WidgetController } from '../../widget/controller.js';
 import { CommentForm } from './comment-form.js';
 import { CommentItem } from './comment-item.js';
+import { Bell } from './bell.js';
 
 const SORTS: ReadonlyArray<readonly [SortDirection, string]> = [
   ['MR', 'SORT_MOST_RELEVANT'],
@@ -52,6 +53,8 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
             </select>
           </label>
         )}
+        {c.online > 0 && <span class="meta">{c.t('VIEWING_NOW', { count: c.online })}</span>}
+        {c.user && !c.ssr && <Bell c={c} />}
         {sso?.loginURL && !c.user && <a href={sso.loginURL}>{c.t('LOG_IN')}</a>}
         {sso?.logoutURL && c.user && <a href={sso.logoutURL}>{c.t('LOG_OUT')}</a>}
       </div>
