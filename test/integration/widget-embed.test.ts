@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
 import { repoFile } from '../fixtures/paths.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { broadcast, commentData, widget } from './public-comments-helpers.js';
 
 /** Where the screenshots go (test output; docs/ holds one of each, copied by hand). */
 const SHOTS = repoFile('dist/test-output/widget');
@@ -99,12 +100,23 @@ for (const storage of storages()) {
     });
 
     test('a right-to-left locale lays the widget out right to left, in its language', async () => {
-      const page = await open(site.page('/rtl', embedPage(t.url, { tenantId: t.tenant.tenantId, urlId: 'rtl-1', apiHost: t.url, locale: 'ar' })));
+      const tenantId = t.tenant.tenantId;
+      await widget(t, 'POST', `/comments/${tenantId}`, { urlId: 'rtl-1', broadcastId: broadcast() }, commentData('rtl-1', 'مرحبا بالجميع', { commenterName: 'سارة' }));
+      const page = await open(site.page('/rtl', embedPage(t.url, { tenantId, urlId: 'rtl-1', apiHost: t.url, locale: 'ar' })));
+      await page.getByRole('article', { name: 'سارة' }).waitFor();
       const region = page.getByRole('region', { name: /التعليقات/ });
       await region.waitFor();
       assert.equal(await region.evaluate((el) => (globalThis as any).getComputedStyle(el).direction), 'rtl');
       await page.getByRole('button', { name: 'نشر' }).waitFor();
-      await page.screenshot({ path: `${SHOTS}/rtl.png` });
+      await page.locator('#comments').screenshot({ path: `${SHOTS}/rtl.png` });
+    });
+
+    test('the demo page shows the widget on the server\'s own host', async () => {
+      const page = await open(`${t.url.replace('127.0.0.1', 'localhost')}/demo?tenantId=${t.tenant.tenantId}`);
+      await page.getByRole('textbox', { name: 'Write a comment…' }).fill('Hello, demo');
+      await page.getByLabel('Your name').fill('Newcomer');
+      await page.getByRole('button', { name: 'Post' }).click();
+      await page.getByRole('article', { name: 'Newcomer' }).getByText('Hello, demo').waitFor();
     });
   });
 }

@@ -6,7 +6,10 @@ export function Bell({ c }: { c: WidgetController }) {
   return (
     <div>
       <button type="button" aria-expanded={c.bellOpen} aria-controls="fc-bell" onClick={() => c.toggleBell()}>
-        {'🔔'} <span aria-hidden="true">{c.notificationCount}</span>
+        <svg width="14" height="14" viewBox="0 0 24 24" aria-hidden="true" fill="currentColor">
+          <path d="M12 22a2.5 2.5 0 0 0 2.45-2h-4.9A2.5 2.5 0 0 0 12 22zm7-6V11a7 7 0 0 0-5-6.7V3a2 2 0 0 0-4 0v1.3A7 7 0 0 0 5 11v5l-2 2v1h18v-1z" />
+        </svg>{' '}
+        <span aria-hidden="true">{c.notificationCount}</span>
         <span class="sr">{label}</span>
       </button>
       {c.bellOpen && (
