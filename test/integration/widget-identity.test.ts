@@ -162,6 +162,14 @@ for (const storage of storages()) {
       await page.getByLabel('Sort by').selectOption({ label: 'Most relevant' });
       await page.getByRole('article').first().getByText('Number 5').waitFor();
 
+      // A permalink to a comment of the second page opens that page and focuses it.
+      const ids = (await widget(t, 'GET', `/comments/${tenantId}`, { urlId, direction: 'OF', page: 1 })).body.comments.map((c: any) => c._id);
+      const permalink = await open(embed(urlId, { defaultSortDirection: 'OF', jumpToId: ids[1] }));
+      const target = permalink.getByRole('article', { name: 'Writer 32' });
+      await target.waitFor();
+      await permalink.waitForFunction(() => (globalThis as any).document.getElementById('comments').shadowRoot.activeElement?.tagName === 'ARTICLE');
+      assert.equal(await target.evaluate((el) => el === (el.getRootNode() as any).activeElement), true);
+
       const other = page.getByRole('article', { name: 'Writer 7', exact: true });
       await other.getByRole('button', { name: 'Report' }).click();
       await other.getByRole('button', { name: 'Report', pressed: true }).waitFor();

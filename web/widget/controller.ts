@@ -61,6 +61,10 @@ export class WidgetController {
   announcement = '';
   maxLength = 2000;
   connected = false;
+  /** A permalink's comment (`jumpToId`): its page is loaded first, and it is scrolled to once. */
+  jumpTo: string | undefined;
+  /** The permalink's comment, kept focusable. */
+  readonly permalink: string | undefined;
   /** Readers on the page now (live presence), 0 until known. */
   online = 0;
   notificationCount = 0;
@@ -82,6 +86,8 @@ export class WidgetController {
     this.locale = config.locale || browserLocale();
     this.direction = config.defaultSortDirection ?? 'MR';
     this.maxLength = config.maxCommentCharacterLength ?? 2000;
+    this.jumpTo = typeof config['jumpToId'] === 'string' ? config['jumpToId'] : undefined;
+    this.permalink = this.jumpTo;
     this.wsHost = (config.wsHost || config.apiHost || origin).replace(/\/$/, '');
   }
 
@@ -136,6 +142,7 @@ export class WidgetController {
         page,
         direction: this.direction,
         includeConfig: first || undefined,
+        fetchPageForCommentId: first && !more ? this.jumpTo : undefined,
         includeNotificationCount: first || undefined,
         ...this.identity(),
       });

@@ -26,7 +26,23 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
   const mine = c.owns(comment);
   return (
     <li>
-      <article aria-labelledby={`fc-h-${id}`} id={`fc-${id}`} itemscope itemtype="https://schema.org/Comment">
+      <article
+        aria-labelledby={`fc-h-${id}`}
+        id={`fc-${id}`}
+        itemscope
+        itemtype="https://schema.org/Comment"
+        tabIndex={c.permalink === id ? -1 : undefined}
+        ref={(el) => {
+          if (el && c.jumpTo === id && !c.ssr) {
+            // A permalink: scrolled to and focused once (later renders leave the page alone).
+            c.jumpTo = undefined;
+            requestAnimationFrame(() => {
+              el.scrollIntoView({ block: 'center' });
+              el.focus({ preventScroll: true });
+            });
+          }
+        }}
+      >
         <div class="head">
           <span class="name" id={`fc-h-${id}`} itemprop="author">
             {comment.commenterLink ? (
