@@ -6,6 +6,7 @@ import { Api, ApiFailure, type Query } from '../shared/api.js';
 import { browserLocale, FALLBACK, format, type Strings } from '../shared/strings.js';
 import type { SortDirection, WidgetComment, WidgetConfig, WidgetUser } from '../shared/types.js';
 import { LiveChannel, type LiveFrame } from './live.js';
+import { NotificationBell } from './notifications.js';
 import { defaultUrlId, newBroadcastId, sessionStore } from './page-identity.js';
 
 /** An error to show beside the control that caused it. */
@@ -67,11 +68,8 @@ export class WidgetController {
   readonly permalink: string | undefined;
   /** Readers on the page now (live presence), 0 until known. */
   online = 0;
-  notificationCount = 0;
-  /** The reader's notifications, once the bell was opened. */
-  notifications: Array<Record<string, any>> | undefined;
-  bellOpen = false;
-  isSubscribed = false;
+  /** The reader's notifications (web/widget/notifications.ts). */
+  readonly bell: NotificationBell;
   readonly #sent = new Set<string>();
   #live: LiveChannel | undefined;
   #destroyed = false;
@@ -89,6 +87,7 @@ export class WidgetController {
     this.jumpTo = typeof config['jumpToId'] === 'string' ? config['jumpToId'] : undefined;
     this.permalink = this.jumpTo;
     this.wsHost = (config.wsHost || config.apiHost || origin).replace(/\/$/, '');
+    this.bell = new NotificationBell(this);
   }
 
   readonly wsHost: string;
@@ -167,7 +166,7 @@ export class WidgetController {
     this.commentCount = answer['commentCount'] ?? this.commentCount;
     this.isClosed = Boolean(answer['isClosed']);
     this.setUser(answer['user'] ?? null);
-    if (first) this.notificationCount = Number(answer['notificationCount'] ?? 0);
+    if (first) this.bell.count = Number(answer['notificationCount'] ?? 0);
     const custom = answer['customConfig'] as Record<string, any> | undefined;
     if (custom) this.applyServerConfig(custom);
     this.loading = false;
@@ -228,7 +227,8 @@ export class WidgetController {
     return err.reason || this.t('GENERIC_ERROR');
   }
 
-  #fail(where: string, err: unknown): void {
+  /** Shows `err` in words beside the control `where`. */
+  fail(where: string, err: unknown): void {
     this.errors.set(where, this.errorText(err));
     this.changed();
   }
@@ -269,7 +269,7 @@ export class WidgetController {
       this.config.onReplySuccess?.(comment);
       return true;
     } catch (err) {
-      this.#fail(where, err);
+      this.fail(where, err);
       return false;
     }
   }
@@ -319,7 +319,7 @@ export class WidgetController {
       });
       this.config.onVoteSuccess?.(this.comments.get(c._id)!, answer['voteId'], dir, answer['status']);
     } catch (err) {
-      this.#fail(where, err);
+      this.fail(where, err);
     }
   }
 
@@ -336,7 +336,7 @@ export class WidgetController {
       const answer = await this.api.call('GET', `/comments/${encodeURIComponent(this.tenantId)}/${c._id}/text`, { editKey: c.editKey, ...this.identity() });
       return String(answer['commentText'] ?? '');
     } catch (err) {
-      this.#fail(`edit:${c._id}`, err);
+      this.fail(`edit:${c._id}`, err);
       return undefined;
     }
   }
@@ -355,7 +355,7 @@ export class WidgetController {
       this.#patch(c._id, { commentHTML: updated?.commentHTML ?? text, approved: updated?.approved ?? c.approved });
       return true;
     } catch (err) {
-      this.#fail(where, err);
+      this.fail(where, err);
       return false;
     }
   }
@@ -369,7 +369,7 @@ export class WidgetController {
       else this.#patch(c._id, { ...(answer['comment'] ?? {}), isDeleted: true });
       this.changed();
     } catch (err) {
-      this.#fail(where, err);
+      this.fail(where, err);
     }
   }
 
@@ -389,7 +389,7 @@ export class WidgetController {
       await this.api.call('POST', `/flag-comment/${c._id}`, { tenantId: this.tenantId, isFlagged: !c.isFlagged, ...this.identity() });
       this.#patch(c._id, { isFlagged: !c.isFlagged });
     } catch (err) {
-      this.#fail(where, err);
+      this.fail(where, err);
     }
   }
 
@@ -400,7 +400,7 @@ export class WidgetController {
       const answer = await this.api.call(c.isBlocked ? 'DELETE' : 'POST', `/block-from-comment/${c._id}`, { tenantId: this.tenantId, ...this.identity() }, { commentIds: [...this.comments.keys()] });
       for (const [id, blocked] of Object.entries((answer['commentStatuses'] ?? {}) as Record<string, boolean>)) this.#patch(id, { isBlocked: blocked });
     } catch (err) {
-      this.#fail(where, err);
+      this.fail(where, err);
     }
   }
 
@@ -455,14 +455,12 @@ export class WidgetController {
         if (typeof event['sc'] === 'number') this.online = Math.max(1, event['sc']);
         break;
       case 'notification': {
-        const n = event['notification'] as Record<string, any> | undefined;
-        this.notificationCount++;
-        if (n && this.notifications && !this.notifications.some((x) => x['_id'] === n['_id'])) this.notifications.unshift(n);
-        if (n) this.announcement = this.notificationText(n);
+        const text = this.bell.received(event['notification']);
+        if (text) this.announcement = text;
         break;
       }
       case 'notification-update':
-        if (typeof event['changes']?.['count'] === 'number') this.notificationCount = event['changes']['count'];
+        if (typeof event['changes']?.['count'] === 'number') this.bell.count = event['changes']['count'];
         break;
       case 'thread-state-change':
         this.isClosed = Boolean(event['isClosed']);
@@ -474,55 +472,6 @@ export class WidgetController {
         return;
     }
     this.changed();
-  }
-
-  /** The words for one notification. */
-  notificationText(n: Record<string, any>): string {
-    const key = { 1: 'NOTIFICATION_THREAD_REPLY', 2: 'NOTIFICATION_VOTE', 3: 'NOTIFICATION_SUBSCRIPTION', 7: 'NOTIFICATION_MENTION' }[Number(n['type'])] ?? 'NOTIFICATION_REPLY';
-    return this.t(key, { name: String(n['fromUserName'] ?? '—'), page: String(n['pageTitle'] || n['url'] || '') });
-  }
-
-  /** Opens or closes the notification list (read from the server when opened). */
-  async toggleBell(): Promise<void> {
-    this.bellOpen = !this.bellOpen;
-    this.errors.delete('bell');
-    this.changed();
-    if (!this.bellOpen) return;
-    try {
-      const answer = await this.api.call('GET', '/user-notifications', { tenantId: this.tenantId, urlId: this.urlId, ...this.identity() });
-      this.notifications = answer['notifications'] ?? [];
-      this.isSubscribed = Boolean(answer['isSubscribed']);
-      this.changed();
-    } catch (err) {
-      this.#fail('bell', err);
-    }
-  }
-
-  async markRead(n: Record<string, any>): Promise<void> {
-    try {
-      await this.api.call('POST', `/user-notifications/${encodeURIComponent(n['_id'])}/mark/read`, { tenantId: this.tenantId, ...this.identity() });
-      if (!n['viewed']) this.notificationCount = Math.max(0, this.notificationCount - 1);
-      n['viewed'] = 'true';
-      this.changed();
-    } catch (err) {
-      this.#fail('bell', err);
-    }
-  }
-
-  async setSubscribed(on: boolean): Promise<void> {
-    try {
-      await this.api.call('POST', `/user-notifications/set-subscription-state/${on ? 'subscribe' : 'unsubscribe'}`, {
-        tenantId: this.tenantId,
-        urlId: this.urlId,
-        url: this.config.url ?? location.href,
-        pageTitle: this.config.pageTitle ?? document.title,
-        ...this.identity(),
-      });
-      this.isSubscribed = on;
-      this.changed();
-    } catch (err) {
-      this.#fail('bell', err);
-    }
   }
 
   /** Ends the live channel; the state is dropped with the view. */
