@@ -94,6 +94,27 @@ for (const storage of storages()) {
       await page.getByRole('button', { name: 'Notifications (0)' }).waitFor();
     });
 
+    test('a site administrator pins and locks in the thread; the author sees it', async () => {
+      const author = await open(embed('mod-1', { simpleSSO: { username: 'Tom', email: 'tom@example.com' } }));
+      await author.getByRole('textbox', { name: 'Write a comment…' }).fill('Pin me');
+      await author.getByRole('button', { name: 'Post' }).click();
+      const mine = author.getByRole('article', { name: 'Tom' });
+      await mine.getByRole('button', { name: 'Edit' }).waitFor();
+
+      const sso = JSON.parse(secureSso(t.tenant.apiSecret, { id: 'boss', email: 'boss@example.com', username: 'Boss', isAdmin: true }));
+      const admin = await open(embed('mod-1', { sso }));
+      const seen = admin.getByRole('article', { name: 'Tom' });
+      await seen.getByRole('button', { name: 'Pin', exact: true }).click();
+      await seen.getByRole('button', { name: 'Unpin' }).waitFor();
+      await mine.getByText('Pinned').waitFor();
+      await seen.getByRole('button', { name: 'Lock', exact: true }).click();
+      await seen.getByText('Locked').waitFor();
+      await author.reload();
+      await mine.getByText('Locked').waitFor();
+      assert.equal(await mine.getByRole('button', { name: 'Edit' }).count(), 0, 'a locked comment is not editable by its author');
+      assert.equal(await mine.getByRole('button', { name: 'Pin', exact: true }).count(), 0, 'readers get no moderation buttons');
+    });
+
     test('a refusal is shown in words beside the form, and the character limit as one types', async () => {
       const page = await open(embed('errors-1', { maxCommentCharacterLength: 20 }));
       const text = page.getByRole('textbox', { name: 'Write a comment…' });

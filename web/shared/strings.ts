@@ -57,6 +57,12 @@ export const FALLBACK: Strings = {
   UNSUBSCRIBE_PAGE: 'Stop notifying me about this page',
   NOTIFICATION_REPLY: '{name} replied to your comment',
   VIEWING_NOW: '{count} viewing',
+  PIN: 'Pin',
+  UNPIN: 'Unpin',
+  LOCK: 'Lock',
+  UNLOCK: 'Unlock',
+  PINNED: 'Pinned',
+  LOCKED: 'Locked',
 };
 
 /** The string for `key` with `{name}` placeholders filled. */

@@ -68,6 +68,8 @@ export class WidgetController {
   readonly permalink: string | undefined;
   /** Readers on the page now (live presence), 0 until known. */
   online = 0;
+  /** A site administrator or moderator of this tenant: pins and locks in the thread. */
+  isModerator = false;
   /** The reader's notifications (web/widget/notifications.ts). */
   readonly bell: NotificationBell;
   readonly #sent = new Set<string>();
@@ -167,6 +169,9 @@ export class WidgetController {
     this.isClosed = Boolean(answer['isClosed']);
     this.setUser(answer['user'] ?? null);
     if (first) this.bell.count = Number(answer['notificationCount'] ?? 0);
+    const moderator = answer['isSiteAdmin'] === true || (answer['moderatingTenantIds'] as string[] | undefined)?.includes(this.tenantId) === true;
+    if (moderator && !this.isModerator) void this.#moderationStrings();
+    this.isModerator = moderator;
     const custom = answer['customConfig'] as Record<string, any> | undefined;
     if (custom) this.applyServerConfig(custom);
     this.loading = false;
@@ -399,6 +404,29 @@ export class WidgetController {
     try {
       const answer = await this.api.call(c.isBlocked ? 'DELETE' : 'POST', `/block-from-comment/${c._id}`, { tenantId: this.tenantId, ...this.identity() }, { commentIds: [...this.comments.keys()] });
       for (const [id, blocked] of Object.entries((answer['commentStatuses'] ?? {}) as Record<string, boolean>)) this.#patch(id, { isBlocked: blocked });
+    } catch (err) {
+      this.fail(where, err);
+    }
+  }
+
+  async #moderationStrings(): Promise<void> {
+    try {
+      const answer = await this.api.call<{ translations: Record<string, string> }>('GET', '/translations/widgets/comment-ui-moderation', { locale: this.locale });
+      this.strings = { ...answer.translations, ...this.strings };
+      this.changed();
+    } catch {
+      // English labels stay.
+    }
+  }
+
+  /** Pin, unpin, lock or unlock (moderators); the change reaches every reader live. */
+  async moderate(c: WidgetComment, action: 'pin' | 'unpin' | 'lock' | 'unlock'): Promise<void> {
+    const where = `actions:${c._id}`;
+    this.errors.delete(where);
+    try {
+      await this.api.call('POST', `/comments/${encodeURIComponent(this.tenantId)}/${c._id}/${action}`, { broadcastId: this.#broadcast(), ...this.identity() });
+      const fields: Partial<WidgetComment> = action === 'pin' || action === 'unpin' ? { isPinned: action === 'pin' } : { isLocked: action === 'lock' };
+      this.#patch(c._id, fields);
     } catch (err) {
       this.fail(where, err);
     }

@@ -61,6 +61,8 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             </time>
           )}
           {comment.approved === false && <span class="meta">{c.t('AWAITING_APPROVAL')}</span>}
+          {comment.isPinned && <span class="meta">{c.t('PINNED')}</span>}
+          {comment.isLocked && <span class="meta">{c.t('LOCKED')}</span>}
         </div>
         {comment.isDeleted ? (
           <p class="deleted">{c.t('DELETED_COMMENT')}</p>
@@ -125,6 +127,16 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             {mine && !readonly && !ssr && (
               <button type="button" onClick={() => c.remove(comment)}>
                 {c.t('DELETE')}
+              </button>
+            )}
+            {c.isModerator && !ssr && !comment.parentId && (
+              <button type="button" onClick={() => c.moderate(comment, comment.isPinned ? 'unpin' : 'pin')}>
+                {c.t(comment.isPinned ? 'UNPIN' : 'PIN')}
+              </button>
+            )}
+            {c.isModerator && !ssr && (
+              <button type="button" onClick={() => c.moderate(comment, comment.isLocked ? 'unlock' : 'lock')}>
+                {c.t(comment.isLocked ? 'UNLOCK' : 'LOCK')}
               </button>
             )}
             {!mine && !ssr && !comment.isByAdmin && !comment.isByModerator && (
