@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
 import { repoFile } from '../fixtures/paths.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
@@ -26,8 +26,11 @@ for (const storage of storages()) {
       site = await HostSite.start();
       mkdirSync(SHOTS, { recursive: true });
     });
+    // Each test's browsers end with it: a machine shared with other tests keeps few Chromiums.
+    afterEach(async () => {
+      for (const r of readers.splice(0)) await r.close();
+    });
     after(async () => {
-      for (const r of readers) await r.close();
       await site.close();
       await t.destroy();
     });

@@ -4,7 +4,7 @@
  * comments, replies, votes, edits and deletions live.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 
@@ -18,8 +18,11 @@ for (const storage of storages()) {
       t = await startTestServer(storage, { openSitesWithoutDomains: false });
       site = await HostSite.start();
     });
+    // Each test's browsers end with it: a machine shared with other tests keeps few Chromiums.
+    afterEach(async () => {
+      for (const r of readers.splice(0)) await r.close();
+    });
     after(async () => {
-      for (const r of readers) await r.close();
       await site.close();
       await t.destroy();
     });
