@@ -60,6 +60,20 @@ for (const storage of storages()) {
       assert.ok(requested.some((u) => u.includes('/js/widget-app.min.js')));
     });
 
+    test('usePolling reads the event log instead of opening a socket', async () => {
+      const tenantId = t.tenant.tenantId;
+      const reader = await openReader('about:blank');
+      readers.push(reader);
+      const sockets: string[] = [];
+      reader.page.on('websocket', (ws) => sockets.push(ws.url()));
+      await reader.page.goto(site.page('/polling', embedPage(t.url, { tenantId, urlId: 'poll-1', apiHost: t.url, usePolling: true })));
+      await reader.page.getByText('No comments yet. Be the first!').waitFor();
+      await widget(t, 'POST', `/comments/${tenantId}`, { urlId: 'poll-1', broadcastId: broadcast() }, commentData('poll-1', 'Found by polling', { commenterName: 'Polly' }));
+      await reader.page.getByRole('button', { name: /1 new comment/ }).click();
+      await reader.page.getByRole('article', { name: 'Polly' }).getByText('Found by polling').waitFor();
+      assert.deepEqual(sockets, []);
+    });
+
     test('the async script mounts every fcConfigs entry and lists it in fcUIInstances', async () => {
       const html = `<!doctype html><html lang="en"><head><title>Async</title></head><body><main><div id="c1"></div></main>
 <script>window.fcConfigs=[{target:'#c1',tenantId:${JSON.stringify(t.tenant.tenantId)},urlId:'async-1'}];</script>

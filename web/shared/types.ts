@@ -58,6 +58,7 @@ export interface WidgetConfig {
   defaultSortDirection?: SortDirection;
   disableLiveCommenting?: boolean;
   showLiveRightAway?: boolean;
+  usePolling?: boolean;
   translations?: Record<string, string>;
   customCSS?: string;
   allowAnon?: boolean;

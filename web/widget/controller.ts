@@ -193,6 +193,7 @@ export class WidgetController {
         // The reader's clock stands in for the server's here (later cursors are server times):
         // a skew can replay a little, which is applied idempotently, never twice.
         since,
+        this.config.usePolling === true,
       );
     }
   }

@@ -19,6 +19,9 @@ export interface LiveTarget {
   userIdWS: string;
 }
 
+/** How often `usePolling` reads the event log. */
+const POLL_MS = 2_000;
+
 /** Remembered event keys (a bound: catch-up windows are short). */
 const SEEN_LIMIT = 2000;
 
@@ -37,9 +40,18 @@ export class LiveChannel {
     readonly onEvent: (event: LiveFrame) => void,
     readonly onStatus: (connected: boolean) => void,
     since: number,
+    /** `usePolling`: no socket; the event log is read every 2 s, each read after the last ends. */
+    readonly polling = false,
   ) {
     this.#cursor = since;
-    this.#open();
+    if (polling) void this.#poll();
+    else this.#open();
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#closed) return;
+    await this.#catchUp();
+    if (!this.#closed) this.#retry = setTimeout(() => void this.#poll(), POLL_MS);
   }
 
   #open(): void {
