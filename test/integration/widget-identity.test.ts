@@ -118,6 +118,24 @@ for (const storage of storages()) {
       assert.equal(await mine.getByRole('button', { name: 'Pin', exact: true }).count(), 0, 'readers get no moderation buttons');
     });
 
+    test('the toolbar formats the selection and the preview shows what will be posted', async () => {
+      const page = await open(embed('format-1'));
+      const text = page.getByRole('textbox', { name: 'Write a comment…' });
+      await text.fill('loud');
+      await text.selectText();
+      await page.getByRole('toolbar', { name: 'Formatting' }).getByRole('button', { name: 'Bold' }).click();
+      assert.equal(await text.inputValue(), '**loud**');
+      await page.getByRole('button', { name: 'Preview' }).click();
+      const preview = page.getByRole('region', { name: 'Preview' });
+      await preview.getByText('loud', { exact: true }).waitFor();
+      assert.equal(await preview.textContent(), 'loud');
+      await page.getByLabel('Your name').fill('Fay');
+      await page.getByRole('button', { name: 'Post' }).click();
+      const posted = page.getByRole('article', { name: 'Fay' });
+      await posted.getByText('loud', { exact: true }).waitFor();
+      assert.equal(await posted.getByText('**loud**').count(), 0);
+    });
+
     test('a refusal is shown in words beside the form, and the character limit as one types', async () => {
       const page = await open(embed('errors-1', { maxCommentCharacterLength: 20 }));
       const text = page.getByRole('textbox', { name: 'Write a comment…' });

@@ -62,6 +62,12 @@ export const FALLBACK: Strings = {
   LOCK: 'Lock',
   UNLOCK: 'Unlock',
   PINNED: 'Pinned',
+  FORMATTING: 'Formatting',
+  BOLD: 'Bold',
+  ITALIC: 'Italic',
+  CODE: 'Code',
+  LINK: 'Link',
+  PREVIEW: 'Preview',
   LOCKED: 'Locked',
 };
 

@@ -6,6 +6,8 @@ import { Api, ApiFailure, type Query } from '../shared/api.js';
 import { browserLocale, FALLBACK, format, type Strings } from '../shared/strings.js';
 import type { SortDirection, WidgetComment, WidgetConfig, WidgetUser } from '../shared/types.js';
 import { LiveChannel, type LiveFrame } from './live.js';
+import { renderComment } from '../../actors/page/render.js';
+import type { Formatting } from '../shared/components/comment-form.js';
 import { NotificationBell } from './notifications.js';
 import { defaultUrlId, newBroadcastId, sessionStore } from './page-identity.js';
 
@@ -111,6 +113,15 @@ export class WidgetController {
   /** The identity every reader call carries: `sso`, and the cookie-less session. */
   identity(): Query {
     return { sso: this.sso, sessionId: this.sso ? undefined : sessionStore.get(this.tenantId) };
+  }
+
+  /** The toolbar and preview of the forms (none on the server-rendered page). */
+  formatting(): Formatting | undefined {
+    if (this.ssr) return undefined;
+    return {
+      labels: { toolbar: this.t('FORMATTING'), bold: this.t('BOLD'), italic: this.t('ITALIC'), code: this.t('CODE'), link: this.t('LINK'), preview: this.t('PREVIEW') },
+      render: (text) => renderComment(text).html,
+    };
   }
 
   t(key: string, values?: Record<string, string | number>): string {

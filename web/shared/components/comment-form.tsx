@@ -1,5 +1,12 @@
 /** The post / reply / edit form: labelled fields, a character count, errors beside the text. */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+
+/** Labels of the formatting toolbar, and the renderer its preview uses. */
+export interface Formatting {
+  labels: { toolbar: string; bold: string; italic: string; code: string; link: string; preview: string };
+  /** The server's own renderer (actors/page/render.ts): the preview is what will be posted. */
+  render(text: string): string;
+}
 
 export interface CommentFormProps {
   /** Unique within the widget, for ids. */
@@ -20,6 +27,8 @@ export interface CommentFormProps {
   /** Without JavaScript: the form posts here, with these hidden fields. */
   action?: string;
   hidden?: Readonly<Record<string, string>>;
+  /** The markdown toolbar and preview (left out without JavaScript). */
+  formatting?: Formatting;
 }
 
 export function CommentForm(p: CommentFormProps) {
@@ -27,6 +36,21 @@ export function CommentForm(p: CommentFormProps) {
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
   const [busy, setBusy] = useState(false);
+  const [previewing, setPreviewing] = useState(false);
+  const area = useRef<HTMLTextAreaElement | null>(null);
+  /** Puts markdown around the selection, keeping it selected. */
+  const wrap = (before: string, after: string) => {
+    const el = area.current;
+    if (!el) return;
+    const start = el.selectionStart;
+    const end = el.selectionEnd;
+    setText(text.slice(0, start) + before + text.slice(start, end) + after + text.slice(end));
+    requestAnimationFrame(() => {
+      el.focus();
+      el.setSelectionRange(start + before.length, end + before.length);
+    });
+  };
+  const f = p.formatting;
   const tooLong = text.length > p.maxLength;
   const errorId = `${p.formId}-err`;
   const countId = `${p.formId}-count`;
@@ -53,6 +77,7 @@ export function CommentForm(p: CommentFormProps) {
         placeholder={p.label}
         value={text}
         ref={(el) => {
+          area.current = el;
           if (p.autoFocus && el && !el.dataset['focused']) {
             el.dataset['focused'] = '1';
             el.focus();
@@ -62,6 +87,26 @@ export function CommentForm(p: CommentFormProps) {
         aria-invalid={shownError ? 'true' : undefined}
         onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
       />
+      {f && (
+        <div class="row" role="toolbar" aria-label={f.labels.toolbar}>
+          <button type="button" onClick={() => wrap('**', '**')}>
+            {f.labels.bold}
+          </button>
+          <button type="button" onClick={() => wrap('*', '*')}>
+            {f.labels.italic}
+          </button>
+          <button type="button" onClick={() => wrap('`', '`')}>
+            {f.labels.code}
+          </button>
+          <button type="button" onClick={() => wrap('[', '](https://)')}>
+            {f.labels.link}
+          </button>
+          <button type="button" aria-pressed={previewing} onClick={() => setPreviewing(!previewing)}>
+            {f.labels.preview}
+          </button>
+        </div>
+      )}
+      {f && previewing && <div class="body notice" role="region" aria-label={f.labels.preview} dangerouslySetInnerHTML={{ __html: f.render(text) }} />}
       <div class="count" id={countId}>
         {text.length} / {p.maxLength}
       </div>

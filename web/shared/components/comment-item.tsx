@@ -77,6 +77,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             nameLabel=""
             emailLabel=""
             maxLength={c.maxLength}
+            formatting={c.formatting()}
             error={c.errors.get(`edit:${id}`)}
             tooLongText={c.t('COMMENT_TOO_LONG', { max: c.maxLength })}
             autoFocus
@@ -166,6 +167,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             nameLabel={c.t('YOUR_NAME')}
             emailLabel={c.t('YOUR_EMAIL')}
             maxLength={c.maxLength}
+            formatting={c.formatting()}
             error={c.errors.get(`reply:${id}`) ?? (ssr?.error?.where === `reply:${id}` ? ssr.error.text : undefined)}
             action={ssr?.postAction}
             hidden={ssr ? { ...ssr.hidden, parentId: id } : undefined}

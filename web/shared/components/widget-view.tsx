@@ -76,6 +76,7 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
               nameLabel={c.t('YOUR_NAME')}
               emailLabel={c.t('YOUR_EMAIL')}
               maxLength={c.maxLength}
+              formatting={c.formatting()}
               error={c.errors.get('new') ?? (c.ssr?.error?.where === 'new' ? c.ssr.error.text : undefined)}
               action={c.ssr?.postAction}
               hidden={c.ssr?.hidden}
