@@ -30,6 +30,8 @@ if (server.demo) {
       `  curl -s "${base}/api/v1/me?tenantId=${tenantId}" -H "X-API-KEY: ${apiKey}"`,
       'Widgets are admitted only on localhost until you add your site\'s domain:',
       `  curl -s -X POST "${base}/api/v1/domain-configs?tenantId=${tenantId}" -H "X-API-KEY: ${apiKey}" -H "content-type: application/json" -d '{"domain":"blog.example.com"}'`,
+      'See the comment widget (open it in two tabs to watch one update live):',
+      `  ${base}/demo?tenantId=${tenantId}`,
       '',
     ].join('\n'),
   );

@@ -40,6 +40,9 @@ import { publicPresenceRoutes } from './public-presence.js';
 import { publicPageRoutes } from './public-pages.js';
 import { translationRoutes } from './translations.js';
 import { uploadImageRoutes } from './upload-image.js';
+import { widgetAssetRoutes } from './widget-assets.js';
+import { ssrCommentRoutes } from './ssr-comments.js';
+import { widgetDemoRoutes } from './widget-demo.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -84,4 +87,7 @@ export const ROUTES: readonly AnyRoute[] = [
   ...publicPageRoutes,
   ...translationRoutes,
   ...uploadImageRoutes,
+  ...widgetAssetRoutes,
+  ...ssrCommentRoutes,
+  ...widgetDemoRoutes,
 ];

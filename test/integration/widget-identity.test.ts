@@ -1,0 +1,240 @@
+/**
+ * The widget in real Chromium for one reader at a time: anonymous readers and their edit keys
+ * (kept without third-party cookies), secure and simple single sign-on, server errors shown in
+ * words beside the form, keyboard-only use, and axe-core in the light and dark themes.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
+import { repoFile } from '../fixtures/paths.js';
+import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { seriousViolations, tabTo } from '../fixtures/widget-page.js';
+import { broadcast, commentData, secureSso, widget } from './public-comments-helpers.js';
+
+/** Screenshots (test output). */
+const SHOTS = repoFile('dist/test-output/widget');
+
+for (const storage of storages()) {
+  describe(`the widget's readers on ${storage}`, () => {
+    let t: TestServer;
+    let site: HostSite;
+    const readers: Reader[] = [];
+
+    before(async () => {
+      t = await startTestServer(storage, { openSitesWithoutDomains: false });
+      site = await HostSite.start();
+    });
+    // Each test's browsers end with it: a machine shared with other tests keeps few Chromiums.
+    afterEach(async () => {
+      for (const r of readers.splice(0)) await r.close();
+    });
+    after(async () => {
+      await site.close();
+      await t.destroy();
+    });
+
+    const open = async (url: string, colorScheme: 'light' | 'dark' = 'light') => {
+      const reader = await openReader(url, { colorScheme });
+      readers.push(reader);
+      return reader.page;
+    };
+    const embed = (urlId: string, extra: Record<string, unknown> = {}) =>
+      site.page(`/${urlId}`, embedPage(t.url, { tenantId: t.tenant.tenantId, urlId, apiHost: t.url, ...extra }));
+
+    test('an anonymous author keeps its edit key across reloads without cookies; nobody else may edit', async () => {
+      const url = embed('anon-1');
+      const a = await open(url);
+      await a.getByRole('textbox', { name: 'Write a comment…' }).fill('Mine to edit');
+      await a.getByLabel('Your name').fill('Ann');
+      await a.getByLabel('Your email').fill('ann@example.com');
+      await a.getByRole('button', { name: 'Post' }).click();
+      const mine = a.getByRole('article', { name: 'Ann' });
+      await mine.getByRole('button', { name: 'Edit' }).waitFor();
+
+      await a.reload();
+      await mine.getByText('Mine to edit').waitFor();
+      await mine.getByRole('button', { name: 'Edit' }).waitFor();
+      // Third-party cookies are blocked: the session travels as sessionId, not as the API's cookie.
+      assert.equal((await a.context().cookies(t.url)).length, 0);
+
+      const b = await open(url);
+      const theirs = b.getByRole('article', { name: 'Ann' });
+      await theirs.getByText('Mine to edit').waitFor();
+      assert.equal(await theirs.getByRole('button', { name: 'Edit' }).count(), 0);
+      assert.equal(await theirs.getByRole('button', { name: 'Delete' }).count(), 0);
+      await theirs.getByRole('button', { name: 'Report' }).waitFor();
+    });
+
+    test('secure single sign-on readers post as themselves and own their comments; simple SSO readers do not own them', async () => {
+      const sso = JSON.parse(secureSso(t.tenant.apiSecret, { id: 'u-1', email: 'sue@example.com', username: 'Sue' }));
+      const page = await open(embed('sso-1', { sso: { ...sso, logoutURL: 'https://blog.example.com/logout' } }));
+      await page.getByRole('link', { name: 'Log out' }).waitFor();
+      assert.equal(await page.getByLabel('Your name').count(), 0, 'a signed-on reader is not asked for a name');
+      await page.getByRole('textbox', { name: 'Write a comment…' }).fill('Signed on');
+      await page.getByRole('button', { name: 'Post' }).click();
+      const mine = page.getByRole('article', { name: 'Sue' });
+      await mine.getByText('Signed on').waitFor();
+      await page.reload();
+      await mine.getByRole('button', { name: 'Edit' }).waitFor();
+
+      const other = await open(embed('sso-1', { simpleSSO: { username: 'Sam', email: 'sam@example.com' } }));
+      const seen = other.getByRole('article', { name: 'Sue' });
+      await seen.getByText('Signed on').waitFor();
+      assert.equal(await seen.getByRole('button', { name: 'Edit' }).count(), 0);
+      await other.getByRole('textbox', { name: 'Write a comment…' }).fill('Simple one');
+      await other.getByRole('button', { name: 'Post' }).click();
+      await other.getByRole('article', { name: 'Sam' }).getByText('Simple one').waitFor();
+
+      // Sam replies to Sue: Sue's bell counts it live, lists it, and marks it read.
+      await seen.getByRole('button', { name: 'Reply' }).click();
+      await other.getByRole('textbox', { name: 'Reply to Sue' }).fill('Hi Sue');
+      await other.getByRole('form', { name: 'Reply to Sue' }).getByRole('button', { name: 'Reply' }).click();
+      await other.getByText('Hi Sue').waitFor();
+      await page.getByRole('button', { name: 'Notifications (1)' }).click();
+      await page.getByRole('region', { name: 'Notifications' }).getByText('Sam replied to your comment').waitFor();
+      await page.getByRole('button', { name: 'Mark as read' }).click();
+      await page.getByRole('button', { name: 'Notifications (0)' }).waitFor();
+    });
+
+    test('a site administrator pins and locks in the thread; the author sees it', async () => {
+      const author = await open(embed('mod-1', { simpleSSO: { username: 'Tom', email: 'tom@example.com' } }));
+      await author.getByRole('textbox', { name: 'Write a comment…' }).fill('Pin me');
+      await author.getByRole('button', { name: 'Post' }).click();
+      const mine = author.getByRole('article', { name: 'Tom' });
+      await mine.getByRole('button', { name: 'Edit' }).waitFor();
+
+      const sso = JSON.parse(secureSso(t.tenant.apiSecret, { id: 'boss', email: 'boss@example.com', username: 'Boss', isAdmin: true }));
+      const admin = await open(embed('mod-1', { sso }));
+      const seen = admin.getByRole('article', { name: 'Tom' });
+      await seen.getByRole('button', { name: 'Pin', exact: true }).click();
+      await seen.getByRole('button', { name: 'Unpin' }).waitFor();
+      await mine.getByText('Pinned').waitFor();
+      await seen.getByRole('button', { name: 'Lock', exact: true }).click();
+      await seen.getByText('Locked').waitFor();
+      await author.reload();
+      await mine.getByText('Locked').waitFor();
+      assert.equal(await mine.getByRole('button', { name: 'Edit' }).count(), 0, 'a locked comment is not editable by its author');
+      assert.equal(await mine.getByRole('button', { name: 'Pin', exact: true }).count(), 0, 'readers get no moderation buttons');
+    });
+
+    test('the toolbar formats the selection and the preview shows what will be posted', async () => {
+      const page = await open(embed('format-1'));
+      const text = page.getByRole('textbox', { name: 'Write a comment…' });
+      await text.fill('loud');
+      await text.selectText();
+      await page.getByRole('toolbar', { name: 'Formatting' }).getByRole('button', { name: 'Bold' }).click();
+      assert.equal(await text.inputValue(), '**loud**');
+      await page.getByRole('button', { name: 'Preview' }).click();
+      const preview = page.getByRole('region', { name: 'Preview' });
+      await preview.getByText('loud', { exact: true }).waitFor();
+      assert.equal(await preview.textContent(), 'loud');
+      await page.getByLabel('Your name').fill('Fay');
+      await page.getByRole('button', { name: 'Post' }).click();
+      const posted = page.getByRole('article', { name: 'Fay' });
+      await posted.getByText('loud', { exact: true }).waitFor();
+      assert.equal(await posted.getByText('**loud**').count(), 0);
+    });
+
+    test('a refusal is shown in words beside the form, and the character limit as one types', async () => {
+      const page = await open(embed('errors-1', { maxCommentCharacterLength: 20 }));
+      const text = page.getByRole('textbox', { name: 'Write a comment…' });
+      await text.fill('Short');
+      await page.getByText('5 / 20').waitFor();
+      await page.getByLabel('Your name').fill('me@example.com');
+      await page.getByRole('button', { name: 'Post' }).click();
+      await page.getByRole('alert').getByText('The commenter name must not be an email address.').waitFor();
+      assert.equal(await page.getByRole('article').count(), 0, 'nothing was posted');
+
+      await text.fill('This text is longer than twenty');
+      await page.getByRole('alert').getByText('The comment is longer than 20 characters.').waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Post' }).isDisabled(), true);
+    });
+
+    test('keyboard only: post, reply and vote without a mouse', async () => {
+      const page = await open(embed('keys-1'));
+      await page.getByText('No comments yet. Be the first!').waitFor();
+      await tabTo(page, page.getByRole('textbox', { name: 'Write a comment…' }));
+      await page.keyboard.type('Typed, not clicked');
+      await tabTo(page, page.getByLabel('Your name'));
+      await page.keyboard.type('Kim');
+      await tabTo(page, page.getByRole('button', { name: 'Post' }));
+      await page.keyboard.press('Enter');
+      const kim = page.getByRole('article', { name: 'Kim' });
+      await kim.getByText('Typed, not clicked').waitFor();
+
+      await tabTo(page, kim.getByRole('button', { name: 'Reply' }));
+      await page.keyboard.press('Enter');
+      // The reply box takes the focus at once.
+      await tabTo(page, page.getByRole('textbox', { name: 'Reply to Kim' }), 0);
+      await page.keyboard.type('A keyboard reply');
+      await tabTo(page, page.getByRole('form', { name: 'Reply to Kim' }).getByRole('button', { name: 'Reply' }));
+      await page.keyboard.press('Enter');
+      await page.getByText('A keyboard reply').waitFor();
+
+      await tabTo(page, kim.getByRole('button', { name: 'Vote up' }).first());
+      await page.keyboard.press('Space');
+      await kim.getByRole('button', { name: 'Vote up', pressed: true }).first().waitFor();
+      await kim.getByLabel('1 votes').first().waitFor();
+    });
+
+    test('paging with "Show more comments", the three orders, report and block', async () => {
+      const tenantId = t.tenant.tenantId;
+      const urlId = 'paging-1';
+      for (let i = 1; i <= 32; i++) {
+        const posted = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, `Number ${i}`, { commenterName: `Writer ${i}` }));
+        assert.equal(posted.status, 200);
+      }
+      const page = await open(embed(urlId, { defaultSortDirection: 'OF' }));
+      await page.getByRole('article', { name: 'Writer 30', exact: true }).waitFor();
+      assert.equal(await page.getByRole('article').count(), 30);
+      assert.equal(await page.getByRole('article', { name: 'Writer 31' }).count(), 0);
+      await page.getByRole('button', { name: 'Show more comments' }).click();
+      await page.getByRole('article', { name: 'Writer 32' }).waitFor();
+      assert.equal(await page.getByRole('article').count(), 32);
+      assert.equal(await page.getByRole('article').first().getAttribute('aria-labelledby'), await page.getByRole('article', { name: 'Writer 1', exact: true }).getAttribute('aria-labelledby'));
+
+      await page.getByLabel('Sort by').selectOption({ label: 'Newest first' });
+      await page.getByRole('article').first().getByText('Number 32').waitFor();
+      await page.getByLabel('Sort by').selectOption({ label: 'Most relevant' });
+      const first = page.getByRole('article', { name: 'Writer 5', exact: true });
+      await first.getByRole('button', { name: 'Vote up' }).click();
+      await first.getByLabel('1 votes').waitFor();
+      await page.getByLabel('Sort by').selectOption({ label: 'Oldest first' });
+      await page.getByLabel('Sort by').selectOption({ label: 'Most relevant' });
+      await page.getByRole('article').first().getByText('Number 5').waitFor();
+
+      // A permalink to a comment of the second page opens that page and focuses it.
+      const ids = (await widget(t, 'GET', `/comments/${tenantId}`, { urlId, direction: 'OF', page: 1 })).body.comments.map((c: any) => c._id);
+      const permalink = await open(embed(urlId, { defaultSortDirection: 'OF', jumpToId: ids[1] }));
+      const target = permalink.getByRole('article', { name: 'Writer 32' });
+      await target.waitFor();
+      await permalink.waitForFunction(() => (globalThis as any).document.getElementById('comments').shadowRoot.activeElement?.tagName === 'ARTICLE');
+      assert.equal(await target.evaluate((el) => el === (el.getRootNode() as any).activeElement), true);
+
+      const other = page.getByRole('article', { name: 'Writer 7', exact: true });
+      await other.getByRole('button', { name: 'Report' }).click();
+      await other.getByRole('button', { name: 'Report', pressed: true }).waitFor();
+      await other.getByRole('button', { name: 'Block this user' }).click();
+      await other.getByRole('button', { name: 'Unblock this user', pressed: true }).waitFor();
+    });
+
+    for (const scheme of ['light', 'dark'] as const) {
+      test(`axe-core finds no serious or critical violation in the ${scheme} theme`, async () => {
+        const url = embed(`axe-${scheme}`);
+        const page = await open(url, scheme);
+        await page.getByRole('textbox', { name: 'Write a comment…' }).fill('Checked by axe');
+        await page.getByLabel('Your name').fill('Axel');
+        await page.getByRole('button', { name: 'Post' }).click();
+        await page.getByRole('article', { name: 'Axel' }).getByRole('button', { name: 'Reply' }).click();
+        const region = page.getByRole('region', { name: /Comments/ });
+        const background = await region.evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor as string);
+        assert.equal(background === 'rgb(255, 255, 255)', scheme === 'light', `background ${background} in the ${scheme} theme`);
+        const violations = await seriousViolations(page);
+        assert.deepEqual(violations, [], JSON.stringify(violations, null, 2));
+        mkdirSync(SHOTS, { recursive: true });
+        await page.locator('#comments').screenshot({ path: `${SHOTS}/axe-${scheme}.png` });
+      });
+    }
+  });
+}

@@ -1,0 +1,115 @@
+/** The whole widget: a labelled region with the sort, the form, new-comment notices and the thread. */
+import type { SortDirection } from '../types.js';
+import type { WidgetController } from '../../widget/controller.js';
+import { CommentForm } from './comment-form.js';
+import { CommentItem } from './comment-item.js';
+import { Bell } from './bell.js';
+
+const SORTS: ReadonlyArray<readonly [SortDirection, string]> = [
+  ['MR', 'SORT_MOST_RELEVANT'],
+  ['NF', 'SORT_NEWEST_FIRST'],
+  ['OF', 'SORT_OLDEST_FIRST'],
+];
+
+export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolean; now: number }) {
+  const dir = c.strings['LOCALE_DIRECTION'] === 'rtl' ? 'rtl' : 'ltr';
+  const lang = c.locale.split('_')[0];
+  const roots = c.order.filter((id) => !c.comments.get(id)?.parentId && !c.waiting.has(id));
+  const waitingRoots = c.waitingUnder(null);
+  const canPost = !c.config.readonly && !c.isClosed && !c.config.noNewRootComments;
+  const sso = c.config.sso as { loginURL?: string; logoutURL?: string } | undefined;
+  return (
+    <section class={`fc${dark ? ' dark' : ''}`} dir={dir} lang={lang} aria-labelledby="fc-title">
+      <div class="bar">
+        <h2 id="fc-title">
+          {c.t('COMMENTS_TITLE')} <span class="meta">({c.commentCount})</span>
+        </h2>
+        {c.ssr ? (
+          <form method="get" class="row">
+            {Object.entries(c.ssr.hidden)
+              .filter(([name]) => name !== 'direction')
+              .map(([name, value]) => (
+                <input type="hidden" name={name} value={value} />
+              ))}
+            <label>
+              {c.t('SORT_BY')}
+              <select name="direction" value={c.direction}>
+                {SORTS.map(([value, key]) => (
+                  <option value={value} selected={value === c.direction}>
+                    {c.t(key)}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit">{c.t('SORT_BY')}</button>
+          </form>
+        ) : (
+          <label>
+            {c.t('SORT_BY')}
+            <select value={c.direction} onChange={(e) => c.setDirection((e.target as HTMLSelectElement).value as SortDirection)}>
+              {SORTS.map(([value, key]) => (
+                <option value={value}>{c.t(key)}</option>
+              ))}
+            </select>
+          </label>
+        )}
+        {c.online > 0 && <span class="meta">{c.t('VIEWING_NOW', { count: c.online })}</span>}
+        {c.user && !c.ssr && <Bell c={c} />}
+        {sso?.loginURL && !c.user && <a href={sso.loginURL}>{c.t('LOG_IN')}</a>}
+        {sso?.logoutURL && c.user && <a href={sso.logoutURL}>{c.t('LOG_OUT')}</a>}
+      </div>
+      <div class="sr" aria-live="polite" role="status">
+        {c.announcement}
+      </div>
+      {c.blocking ? (
+        <p class="notice" role="alert">
+          {c.blocking}
+        </p>
+      ) : (
+        <>
+          {canPost ? (
+            <CommentForm
+              formId="fc-new"
+              label={c.t('WRITE_A_COMMENT')}
+              submitLabel={c.t('SUBMIT_COMMENT')}
+              askName={c.needsName()}
+              nameLabel={c.t('YOUR_NAME')}
+              emailLabel={c.t('YOUR_EMAIL')}
+              maxLength={c.maxLength}
+              formatting={c.formatting()}
+              error={c.errors.get('new') ?? (c.ssr?.error?.where === 'new' ? c.ssr.error.text : undefined)}
+              action={c.ssr?.postAction}
+              hidden={c.ssr?.hidden}
+              tooLongText={c.t('COMMENT_TOO_LONG', { max: c.maxLength })}
+              onSubmit={({ text, name, email }) => c.post({ text, name: name || undefined, email: email || undefined, parentId: null }, 'new')}
+            />
+          ) : (
+            c.isClosed && <p class="notice">{c.t('THREAD_CLOSED')}</p>
+          )}
+          {waitingRoots > 0 && (
+            <button type="button" class="primary" onClick={() => c.reveal(null)}>
+              {c.t('SHOW_NEW_COMMENTS', { count: waitingRoots })}
+            </button>
+          )}
+          {!c.loading && roots.length === 0 && <p class="meta">{c.t('NO_COMMENTS_YET')}</p>}
+          <ul aria-label={c.t('COMMENTS_TITLE')}>
+            {roots.map((id) => (
+              <CommentItem key={id} c={c} comment={c.comments.get(id)!} now={now} />
+            ))}
+          </ul>
+          {c.hasMore && c.ssr && <a href={c.ssr.href({ page: String(c.page + 1) })}>{c.t('LOAD_MORE')}</a>}
+          {c.hasMore && !c.ssr && (
+            <button type="button" onClick={() => c.load(false, true)}>
+              {c.t('LOAD_MORE')}
+            </button>
+          )}
+          {c.errors.get('load') && (
+            <p class="err" role="alert">
+              {c.errors.get('load')}
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
