@@ -94,7 +94,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     isPinned: input.isPinned ?? false,
     isByAdmin: false,
     isByModerator: false,
-    isBannedUser: false,
+    isBannedUser: input.isBannedUser === true,
     isDeleted: false,
     isDeletedUser: false,
     locale: input.locale,

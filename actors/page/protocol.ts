@@ -61,6 +61,8 @@ export interface NewCommentInput {
   readonly poll: PollInput | null;
   /** The anonymous id of the widget session that wrote it (widget API only). */
   readonly anonUserId?: string | null;
+  /** The writer is banned (a shadow ban lets them post, held from everyone else). */
+  readonly isBannedUser?: boolean;
 }
 
 /** `createComment`: the input, the page's settings and the request's options. */

@@ -40,6 +40,8 @@ import { publicPresenceRoutes } from './public-presence.js';
 import { publicPageRoutes } from './public-pages.js';
 import { translationRoutes } from './translations.js';
 import { uploadImageRoutes } from './upload-image.js';
+import { moderateCommentRoutes } from './moderate-comments.js';
+import { moderateBanRoutes } from './moderate-bans.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -84,4 +86,6 @@ export const ROUTES: readonly AnyRoute[] = [
   ...publicPageRoutes,
   ...translationRoutes,
   ...uploadImageRoutes,
+  ...moderateCommentRoutes,
+  ...moderateBanRoutes,
 ];

@@ -1,0 +1,177 @@
+/**
+ * `moderation:<tenantId>`: a tenant's bans, the moderation log of its comments, its moderators'
+ * ban preferences and manual trust factors (docs/moderation.md). Bans are held in memory (a
+ * tenant has few), so every write path checks a writer with one message and no storage read.
+ */
+import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
+import { clock } from '../../engine/clock.js';
+import { ApiError } from '../../engine/errors.js';
+import { newId } from '../../engine/ids.js';
+import { type AffectedComment, type BanDoc, BANNED_USERS, type BanMatchType, inForce, matchOf, type Writer } from './ban-model.js';
+import {
+  BAN_PREFERENCES,
+  type BanPreferenceDoc,
+  escapeHtml,
+  type ModerationAction,
+  type ModerationLogDoc,
+  MODERATION_LOGS,
+  TRUST_FACTORS,
+  type TrustFactorDoc,
+} from './moderation-model.js';
+
+/** A ban in force on a writer. */
+export interface BanHit {
+  readonly banId: string;
+  readonly banType: string;
+  readonly bannedUntil: string | null;
+  readonly match: BanMatchType;
+}
+
+/** What a new ban names (the route resolved it from the comment). */
+export type BanInput = Pick<BanDoc, 'userId' | 'email' | 'username' | 'ipHash' | 'bannedByUserId' | 'bannedCommentText' | 'banType' | 'bannedUntil' | 'hasEmailWildcard' | 'banReason'>;
+
+export type ModerationProtocol = {
+  /** The ban in force on the writer, the longest first, or null. */
+  check: { in: { writer: Writer }; out: BanHit | null };
+  /** Bans matching the writer (in force or not), with how each matches. */
+  matching: { in: { writer: Writer }; out: { ban: BanDoc; matches: BanMatchType[] }[] };
+  /**
+   * Bans: updates the ban that matches the same person the same way, else creates one. Answers
+   * the change log (the created id, or the updated id with its values before).
+   */
+  ban: { in: { input: BanInput }; out: { createdBannedUserId?: string; updatedBannedUserId?: string; changedValuesBefore?: BanDoc } };
+  /** Records the comments a created ban changed (appended to those already recorded). */
+  banAffected: { in: { banId: string; affected: readonly AffectedComment[] }; out: null };
+  /**
+   * Undoes `ban`: removes the created ban (answering the comments it changed, for the route to
+   * restore), or restores the updated one as it was.
+   */
+  undoBan: { in: { createdBannedUserId?: string; updatedBannedUserId?: string; changedValuesBefore?: Record<string, unknown> }; out: AffectedComment[] };
+  /** Bans in force. */
+  countBans: { in: null; out: number };
+  log: { in: { commentId: string; userId: string; username: string; action: ModerationAction; message: string }; out: null };
+  logs: { in: { commentId: string }; out: ModerationLogDoc[] };
+  getPreference: { in: { userId: string }; out: BanPreferenceDoc | null };
+  setPreference: { in: { userId: string; preference: Pick<BanPreferenceDoc, 'shouldBanEmail' | 'shouldBanByIP' | 'lastBanType' | 'lastBanDuration'> }; out: null };
+  getTrust: { in: { userId: string }; out: number | null };
+  setTrust: { in: { userId: string; trustFactor: number }; out: null };
+};
+
+/** `moderation:<tenantId>` */
+export const ModerationKind = defineKind<ModerationProtocol>('moderation');
+
+/** Ids of per-user documents: one per tenant and user. */
+const perUser = (tenantId: string, userId: string): string => `${tenantId}:${userId}`;
+
+export class ModerationActor extends Actor<ModerationProtocol> {
+  readonly #bans = new Map<string, BanDoc>();
+  readonly #preferences = new Map<string, BanPreferenceDoc>();
+  readonly #trust = new Map<string, number>();
+
+  override async onStart(): Promise<void> {
+    for (const doc of await this.store.find<BanDoc>(BANNED_USERS, { tenantId: this.id })) this.#bans.set(doc._id, doc);
+    for (const doc of await this.store.find<BanPreferenceDoc>(BAN_PREFERENCES, { tenantId: this.id })) this.#preferences.set(doc.userId, doc);
+    for (const doc of await this.store.find<TrustFactorDoc>(TRUST_FACTORS, { tenantId: this.id })) this.#trust.set(doc.userId, doc.trustFactor);
+  }
+
+  readonly handlers: Handlers<ModerationProtocol> = {
+    check: ({ writer }) => {
+      this.allowUnconfirmed();
+      const now = clock.now();
+      let best: BanHit | null = null;
+      for (const ban of this.#bans.values()) {
+        if (!inForce(ban, now)) continue;
+        const match = matchOf(ban, writer);
+        if (match === null) continue;
+        if (best === null || ban.bannedUntil === null || (best.bannedUntil !== null && ban.bannedUntil > best.bannedUntil)) {
+          best = { banId: ban._id, banType: ban.banType, bannedUntil: ban.bannedUntil, match };
+        }
+      }
+      return best;
+    },
+
+    matching: ({ writer }) => {
+      const out: { ban: BanDoc; matches: BanMatchType[] }[] = [];
+      for (const ban of this.#bans.values()) {
+        const match = matchOf(ban, writer);
+        if (match !== null) out.push({ ban, matches: [match] });
+      }
+      return out;
+    },
+
+    ban: ({ input }) => {
+      const same = [...this.#bans.values()].find((b) => b.userId === input.userId && b.email === input.email && b.ipHash === input.ipHash && b.hasEmailWildcard === input.hasEmailWildcard);
+      if (same !== undefined) {
+        const next: BanDoc = { ...same, ...input, _id: same._id, tenantId: this.id, createdAt: same.createdAt };
+        this.#saveBan(next);
+        const { affected: _affected, ...before } = same;
+        return { updatedBannedUserId: same._id, changedValuesBefore: before as BanDoc };
+      }
+      const now = clock.now();
+      const doc = { ...input, _id: newId(now), tenantId: this.id, createdAt: new Date(now).toISOString() } as BanDoc;
+      this.#saveBan(doc);
+      return { createdBannedUserId: doc._id };
+    },
+
+    banAffected: ({ banId, affected }) => {
+      const ban = this.#bans.get(banId);
+      if (ban !== undefined && affected.length > 0) this.#saveBan({ ...ban, affected: [...(ban.affected ?? []), ...affected] });
+      return null;
+    },
+
+    undoBan: ({ createdBannedUserId, updatedBannedUserId, changedValuesBefore }) => {
+      let affected: AffectedComment[] = [];
+      if (createdBannedUserId !== undefined) {
+        const ban = this.#bans.get(createdBannedUserId);
+        if (ban === undefined) throw new ApiError('not-found', `No ban ${createdBannedUserId}.`);
+        affected = ban.affected ?? [];
+        this.#bans.delete(createdBannedUserId);
+        this.remove(BANNED_USERS, createdBannedUserId);
+      }
+      if (updatedBannedUserId !== undefined) {
+        const current = this.#bans.get(updatedBannedUserId);
+        if (current === undefined || changedValuesBefore === undefined) throw new ApiError('not-found', `No ban ${updatedBannedUserId} to restore.`);
+        this.#saveBan({ ...current, ...changedValuesBefore, _id: current._id, tenantId: this.id, affected: current.affected ?? [] } as BanDoc);
+      }
+      return affected;
+    },
+
+    countBans: () => {
+      const now = clock.now();
+      let n = 0;
+      for (const ban of this.#bans.values()) if (inForce(ban, now)) n++;
+      return n;
+    },
+
+    log: ({ commentId, userId, username, action, message }) => {
+      const now = clock.now();
+      const doc: ModerationLogDoc = { _id: newId(now), tenantId: this.id, commentId, date: new Date(now).toISOString(), userId, username, actionName: action, messageHTML: escapeHtml(message) };
+      this.insert(MODERATION_LOGS, doc);
+      return null;
+    },
+
+    logs: async ({ commentId }) => this.store.find<ModerationLogDoc>(MODERATION_LOGS, { tenantId: this.id, commentId }, { sort: [['date', 1]], limit: 1000 }),
+
+    getPreference: ({ userId }) => this.#preferences.get(userId) ?? null,
+
+    setPreference: ({ userId, preference }) => {
+      const doc = { ...preference, _id: perUser(this.id, userId), tenantId: this.id, userId } as BanPreferenceDoc;
+      this.#preferences.set(userId, doc);
+      this.put(BAN_PREFERENCES, doc);
+      return null;
+    },
+
+    getTrust: ({ userId }) => this.#trust.get(userId) ?? null,
+
+    setTrust: ({ userId, trustFactor }) => {
+      this.#trust.set(userId, trustFactor);
+      this.put(TRUST_FACTORS, { _id: perUser(this.id, userId), tenantId: this.id, userId, trustFactor });
+      return null;
+    },
+  };
+
+  #saveBan(doc: BanDoc): void {
+    this.#bans.set(doc._id, doc);
+    this.put(BANNED_USERS, doc);
+  }
+}
