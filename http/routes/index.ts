@@ -42,6 +42,7 @@ import { translationRoutes } from './translations.js';
 import { uploadImageRoutes } from './upload-image.js';
 import { moderateCommentRoutes } from './moderate-comments.js';
 import { moderateBanRoutes } from './moderate-bans.js';
+import { moderateMoreRoutes } from './moderate-more.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -88,4 +89,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...uploadImageRoutes,
   ...moderateCommentRoutes,
   ...moderateBanRoutes,
+  ...moderateMoreRoutes,
 ];
