@@ -15,9 +15,11 @@ import {
   type ModerationAction,
   type ModerationLogDoc,
   MODERATION_LOGS,
+  SPAM_MODELS,
   TRUST_FACTORS,
   type TrustFactorDoc,
 } from './moderation-model.js';
+import { emptyModel, features, modelDoc, modelFromDoc, type SpamModel, spamProbability, SPAM_THRESHOLD, train } from './spam-classifier.js';
 
 /** A ban in force on a writer. */
 export interface BanHit {
@@ -33,6 +35,13 @@ export type BanInput = Pick<BanDoc, 'userId' | 'email' | 'username' | 'ipHash' |
 export type ModerationProtocol = {
   /** The ban in force on the writer, the longest first, or null. */
   check: { in: { writer: Writer }; out: BanHit | null };
+  /**
+   * A new comment's screening: the ban in force on its writer, and whether the tenant's spam
+   * classifier suspects it (`probability` null while it has too few decisions to judge).
+   */
+  screen: { in: { writer: Writer; text: string }; out: { ban: BanHit | null; suspected: boolean; probability: number | null } };
+  /** Teaches the spam classifier a moderator's decision about a comment's text. */
+  learn: { in: { text: string; spam: boolean; userId: string | null }; out: null };
   /** Bans matching the writer (in force or not), with how each matches. */
   matching: { in: { writer: Writer }; out: { ban: BanDoc; matches: BanMatchType[] }[] };
   /**
@@ -67,11 +76,19 @@ export class ModerationActor extends Actor<ModerationProtocol> {
   readonly #bans = new Map<string, BanDoc>();
   readonly #preferences = new Map<string, BanPreferenceDoc>();
   readonly #trust = new Map<string, number>();
+  #model: SpamModel = emptyModel();
 
   override async onStart(): Promise<void> {
     for (const doc of await this.store.find<BanDoc>(BANNED_USERS, { tenantId: this.id })) this.#bans.set(doc._id, doc);
     for (const doc of await this.store.find<BanPreferenceDoc>(BAN_PREFERENCES, { tenantId: this.id })) this.#preferences.set(doc.userId, doc);
     for (const doc of await this.store.find<TrustFactorDoc>(TRUST_FACTORS, { tenantId: this.id })) this.#trust.set(doc.userId, doc.trustFactor);
+    const stored = await this.store.get(SPAM_MODELS, this.id);
+    if (stored !== undefined) this.#model = modelFromDoc(stored);
+  }
+
+  #tokens(text: string, userId: string | null): string[] {
+    const trust = userId === null ? null : (this.#trust.get(userId) ?? null);
+    return features(text, { trust, history: null });
   }
 
   readonly handlers: Handlers<ModerationProtocol> = {
@@ -88,6 +105,19 @@ export class ModerationActor extends Actor<ModerationProtocol> {
         }
       }
       return best;
+    },
+
+    screen: ({ writer, text }) => {
+      this.allowUnconfirmed();
+      const ban = this.handlers.check({ writer }) as BanHit | null;
+      const probability = spamProbability(this.#model, this.#tokens(text, writer.userId));
+      return { ban, suspected: probability !== null && probability >= SPAM_THRESHOLD, probability };
+    },
+
+    learn: ({ text, spam, userId }) => {
+      train(this.#model, this.#tokens(text, userId), spam);
+      this.put(SPAM_MODELS, modelDoc(this.id, this.#model));
+      return null;
     },
 
     matching: ({ writer }) => {

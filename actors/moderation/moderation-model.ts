@@ -11,6 +11,8 @@ export const MODERATION_LOGS = 'moderation_logs';
 export const BAN_PREFERENCES = 'ban_preferences';
 /** Per user: a trust factor set by hand. */
 export const TRUST_FACTORS = 'trust_factors';
+/** Per tenant: its spam classifier (`_id` is the tenant id). */
+export const SPAM_MODELS = 'spam_models';
 
 /** Actions the log records (the API's `actionName`). */
 export const MODERATION_ACTIONS = {
@@ -69,6 +71,7 @@ export const moderationCollections: readonly CollectionSpec[] = [
   { name: MODERATION_LOGS, indexes: [{ name: 'by_comment', fields: ['tenantId', 'commentId', 'date'] }] },
   { name: BAN_PREFERENCES, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'userId'] }] },
   { name: TRUST_FACTORS, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'userId'] }] },
+  { name: SPAM_MODELS, indexes: [], tenantData: 'tenant-id' },
 ];
 
 /** Text as HTML. */

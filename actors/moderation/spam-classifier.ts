@@ -6,6 +6,7 @@
  * spam, approvals, bans) as they are made, and only ever suggests: a suspected comment lands
  * in the moderation queue as spam, never dropped.
  */
+import type { Doc } from '../../storage/store.js';
 
 /** The model as stored (`spam_models`, one per tenant). */
 export interface SpamModel {
@@ -32,9 +33,26 @@ export const MIN_DECISIONS = 5;
 /** Probability of spam from which a comment is suspected. */
 export const SPAM_THRESHOLD = 0.9;
 
+/**
+ * The model as a stored document: tokens as a list of `[token, spam, ham]`, since tokens (link
+ * hosts) hold dots that a MongoDB field name may not.
+ */
+export function modelDoc(tenantId: string, model: SpamModel): Doc {
+  const counts = Object.entries(model.counts).map(([token, [s, h]]) => [token, s, h]);
+  return { _id: tenantId, spamDocs: model.spamDocs, hamDocs: model.hamDocs, spamTokens: model.spamTokens, hamTokens: model.hamTokens, counts };
+}
+
+/** The model of a stored document. */
+export function modelFromDoc(doc: Doc): SpamModel {
+  const counts: Record<string, [number, number]> = Object.create(null) as Record<string, [number, number]>;
+  for (const [token, s, h] of doc['counts'] as [string, number, number][]) counts[token] = [s, h];
+  return { spamDocs: Number(doc['spamDocs']), hamDocs: Number(doc['hamDocs']), spamTokens: Number(doc['spamTokens']), hamTokens: Number(doc['hamTokens']), counts };
+}
+
 /** An empty model. */
 export function emptyModel(): SpamModel {
-  return { spamDocs: 0, hamDocs: 0, spamTokens: 0, hamTokens: 0, counts: {} };
+  // No prototype: a word such as "constructor" is a token like any other.
+  return { spamDocs: 0, hamDocs: 0, spamTokens: 0, hamTokens: 0, counts: Object.create(null) as Record<string, [number, number]> };
 }
 
 const LINK = /https?:\/\/([^\s/?#)"'<>]+)|\bwww\.([^\s/?#)"'<>]+)/gi;

@@ -22,11 +22,16 @@ export function refuseBanned(hit: BanHit | null, shadowOk: boolean): void {
   throw new ApiError('banned', hit.bannedUntil === null ? 'You are banned from commenting on this site.' : `You are banned from commenting on this site until ${hit.bannedUntil}.`, { bannedUntil: hit.bannedUntil });
 }
 
-/** Checks a writer who is about to post: refuses a normal ban, answers whether a shadow ban holds the comment. */
-export async function postingBan(app: AppServices, tenantId: string, writer: Partial<Writer>): Promise<{ shadow: boolean }> {
-  const hit = await banOn(app, tenantId, writer);
-  refuseBanned(hit, true);
-  return { shadow: hit !== null };
+/**
+ * Screens a comment about to be posted (one message to the tenant's moderation actor): refuses
+ * a normal ban; answers whether a shadow ban holds the comment and whether the tenant's spam
+ * classifier suspects it (it then lands in the moderation queue as spam).
+ */
+export async function screenPost(app: AppServices, tenantId: string, writer: Partial<Writer>, text: string): Promise<{ shadow: boolean; suspected: boolean }> {
+  const full: Writer = { userId: writer.userId ?? null, anonUserId: writer.anonUserId ?? null, email: writer.email ?? null, ipHash: writer.ipHash ?? null };
+  const { ban, suspected } = await app.system.ask(ModerationKind, tenantId, 'screen', { writer: full, text });
+  refuseBanned(ban, true);
+  return { shadow: ban !== null, suspected };
 }
 
 /** Checks a writer who is about to vote, react or flag: any ban in force refuses. */

@@ -80,3 +80,11 @@ export async function recordAction(
     });
   }
 }
+
+/** Teaches the tenant's spam classifier a moderator's decision about a comment (docs/moderation.md, "Spam"). */
+export async function learn(app: AppServices, moderator: Moderator, view: Readonly<Record<string, unknown>>, spam: boolean): Promise<void> {
+  const text = view['comment'];
+  if (typeof text !== 'string' || text === '') return;
+  const userId = typeof view['userId'] === 'string' ? view['userId'] : null;
+  await app.system.ask(ModerationKind, moderator.tenantId, 'learn', { text, spam, userId });
+}

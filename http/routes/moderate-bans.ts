@@ -9,7 +9,7 @@ import { ModerationQueryKind } from '../../actors/moderation/moderation-query-ac
 import { ApiError } from '../../engine/errors.js';
 import type { Filter } from '../../storage/store.js';
 import type { CommentDoc } from '../../actors/page/comment-doc.js';
-import { changeComment, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
+import { changeComment, learn, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
 import { MODERATOR_QUERY_PROPS, type Moderator, type ModeratorQuery, requireModerator } from '../moderation/moderator.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
@@ -89,6 +89,7 @@ async function banFromComment(req: RouteRequest<BanQuery, unknown>): Promise<Rec
     ...(q.banReason ? { banReason: q.banReason } : {}),
   };
   const changelog = await app.system.ask(ModerationKind, moderator.tenantId, 'ban', { input });
+  await learn(app, moderator, found.view, true);
   const banId = changelog.createdBannedUserId;
   // The person's comments are marked (and, when asked, removed); the ban remembers how they were.
   const affected: AffectedComment[] = [];

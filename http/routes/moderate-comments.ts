@@ -8,7 +8,7 @@ import { ModerationQueryKind } from '../../actors/moderation/moderation-query-ac
 import { jsonParam, type ModerationFilter, moderationComment, parseTextSearch, storageFilter } from '../../actors/moderation/moderation-query.js';
 import type { SortSpec } from '../../storage/store.js';
 import { ApiError } from '../../engine/errors.js';
-import { changeComment, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
+import { changeComment, learn, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
 import { MODERATOR_QUERY_PROPS, type ModeratorQuery, requireModerator } from '../moderation/moderator.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
 
@@ -173,6 +173,7 @@ export const moderateCommentRoutes = [
     const found = await moderatedComment(req.app, moderator, id);
     const approved = req.query.approved !== false;
     await changeComment(req.app, moderator, found, { approved, reviewed: true }, req.query.broadcastId);
+    if (approved) await learn(req.app, moderator, found.view, false);
     await recordAction(req, moderator, id, approved ? MODERATION_ACTIONS.approved : MODERATION_ACTIONS.unapproved, approved ? 'Approved the comment.' : 'Un-approved the comment.', approved ? { approvedCount: 1 } : { unApprovedCount: 1 });
     return { didResetFlaggedCount: false };
   }),
@@ -193,6 +194,7 @@ export const moderateCommentRoutes = [
     // A comment marked spam is hidden; one marked not spam shows again unless it waits for approval.
     if (!spam && found.view['isSpam'] === true) changes['approved'] = true;
     await changeComment(req.app, moderator, found, changes, req.query.broadcastId);
+    await learn(req.app, moderator, found.view, spam);
     await recordAction(req, moderator, id, spam ? MODERATION_ACTIONS.spam : MODERATION_ACTIONS.notSpam, spam ? 'Marked spam.' : 'Marked not spam.', spam ? { markedSpamCount: 1 } : { markedNotSpamCount: 1 });
     return {};
   }),

@@ -33,7 +33,7 @@ import { freeForm } from '../validation.js';
 import { FREE_FORM_LIMITS } from './comments.js';
 import { startNotifyJob, withMentions } from './comment-notifications.js';
 import { imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID } from './page-context.js';
-import { postingBan } from '../moderation/ban-check.js';
+import { screenPost } from '../moderation/ban-check.js';
 
 const PARAMS: Schema = { type: 'object', properties: { tenantId: TENANT_ID }, required: ['tenantId'] };
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -249,8 +249,10 @@ async function postComment(req: RouteRequest<PostQuery, CommentData>): Promise<R
     poll: null,
     anonUserId: reader.anonUserId,
   };
-  const ban = await postingBan(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email });
-  if (ban.shadow) Object.assign(input, { approved: false, isBannedUser: true });
+  const screened = await screenPost(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email }, input.comment);
+  if (screened.shadow) Object.assign(input, { approved: false, isBannedUser: true });
+  // Suspected spam waits in the moderation queue; moderators' own comments are never held.
+  if (screened.suspected && rules.spamFilter && !reader.isModerator) Object.assign(input, { suspectedSpam: true });
   const created = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'createComment', {
     input: await withMentions(app, tenantId, input),
     settings: rules.profanity && !settings.enableProfanityFilter ? { ...settings, enableProfanityFilter: true } : settings,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { emptyModel, features, isSuspected, MAX_VOCABULARY, spamProbability, train } from '../../../actors/moderation/spam-classifier.js';
+import { emptyModel, features, isSuspected, MAX_VOCABULARY, modelDoc, modelFromDoc, spamProbability, train } from '../../../actors/moderation/spam-classifier.js';
 import { labelled } from './spam-corpus.js';
 
 /** Precision and recall of the model on a labelled set. */
@@ -46,6 +46,17 @@ describe('spam classifier', () => {
     assert.ok(results[50]!.recall >= 0.75 && results[50]!.precision >= 0.95, figures.join('; '));
     assert.ok(results[400]!.precision >= 0.95 && results[400]!.recall >= 0.85, figures.join('; '));
     assert.ok(results[400]!.recall > results[10]!.recall, `it learns as decisions accumulate: ${figures.join('; ')}`);
+  });
+
+  test('words that name object properties are tokens like any other, and the model survives storing', () => {
+    const model = emptyModel();
+    for (let i = 0; i < 6; i++) {
+      train(model, features(`constructor toString __proto__ hasOwnProperty spam ${i} https://a.example`), true);
+      train(model, features(`an ordinary constructor of sentences ${i}`), false);
+    }
+    const again = modelFromDoc(modelDoc('t', model));
+    assert.equal(spamProbability(again, features('constructor toString spam https://a.example')), spamProbability(model, features('constructor toString spam https://a.example')));
+    assert.ok(isSuspected(again, features('toString spam https://a.example')));
   });
 
   test('the vocabulary stays bounded', () => {
