@@ -34,18 +34,31 @@ export const MIN_DECISIONS = 5;
 export const SPAM_THRESHOLD = 0.9;
 
 /**
- * The model as a stored document: tokens as a list of `[token, spam, ham]`, since tokens (link
- * hosts) hold dots that a MongoDB field name may not.
+ * The model as a stored document: tokens and their counts as three parallel lists, since
+ * tokens (link hosts) hold dots that a MongoDB field name may not, and not every
+ * MongoDB-compatible server stores nested arrays.
  */
 export function modelDoc(tenantId: string, model: SpamModel): Doc {
-  const counts = Object.entries(model.counts).map(([token, [s, h]]) => [token, s, h]);
-  return { _id: tenantId, spamDocs: model.spamDocs, hamDocs: model.hamDocs, spamTokens: model.spamTokens, hamTokens: model.hamTokens, counts };
+  const tokens = Object.keys(model.counts);
+  return {
+    _id: tenantId,
+    spamDocs: model.spamDocs,
+    hamDocs: model.hamDocs,
+    spamTokens: model.spamTokens,
+    hamTokens: model.hamTokens,
+    tokens,
+    spamCounts: tokens.map((t) => model.counts[t]![0]),
+    hamCounts: tokens.map((t) => model.counts[t]![1]),
+  };
 }
 
 /** The model of a stored document. */
 export function modelFromDoc(doc: Doc): SpamModel {
   const counts: Record<string, [number, number]> = Object.create(null) as Record<string, [number, number]>;
-  for (const [token, s, h] of doc['counts'] as [string, number, number][]) counts[token] = [s, h];
+  const tokens = doc['tokens'] as string[];
+  const spam = doc['spamCounts'] as number[];
+  const ham = doc['hamCounts'] as number[];
+  tokens.forEach((token, i) => (counts[token] = [spam[i]!, ham[i]!]));
   return { spamDocs: Number(doc['spamDocs']), hamDocs: Number(doc['hamDocs']), spamTokens: Number(doc['spamTokens']), hamTokens: Number(doc['hamTokens']), counts };
 }
 
