@@ -71,7 +71,7 @@ export const moderationCollections: readonly CollectionSpec[] = [
   { name: MODERATION_LOGS, indexes: [{ name: 'by_comment', fields: ['tenantId', 'commentId', 'date'] }] },
   { name: BAN_PREFERENCES, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'userId'] }] },
   { name: TRUST_FACTORS, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'userId'] }] },
-  { name: SPAM_MODELS, indexes: [], tenantData: 'tenant-id' },
+  { name: SPAM_MODELS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
 ];
 
 /** Text as HTML. */

@@ -42,6 +42,7 @@ export function modelDoc(tenantId: string, model: SpamModel): Doc {
   const tokens = Object.keys(model.counts);
   return {
     _id: tenantId,
+    tenantId,
     spamDocs: model.spamDocs,
     hamDocs: model.hamDocs,
     spamTokens: model.spamTokens,
