@@ -15,6 +15,8 @@ import {
   type ModerationAction,
   type ModerationLogDoc,
   MODERATION_LOGS,
+  MODERATION_SETTINGS,
+  type ModerationSettings,
   SPAM_MODELS,
   TRUST_FACTORS,
   type TrustFactorDoc,
@@ -39,7 +41,9 @@ export type ModerationProtocol = {
    * A new comment's screening: the ban in force on its writer, and whether the tenant's spam
    * classifier suspects it (`probability` null while it has too few decisions to judge).
    */
-  screen: { in: { writer: Writer; text: string }; out: { ban: BanHit | null; suspected: boolean; probability: number | null } };
+  screen: { in: { writer: Writer; text: string }; out: { ban: BanHit | null; suspected: boolean; probability: number | null; settings: ModerationSettings } };
+  getSettings: { in: null; out: ModerationSettings };
+  setSettings: { in: { settings: ModerationSettings }; out: ModerationSettings };
   /** Teaches the spam classifier a moderator's decision about a comment's text. */
   learn: { in: { text: string; spam: boolean; userId: string | null }; out: null };
   /** Bans matching the writer (in force or not), with how each matches. */
@@ -77,6 +81,7 @@ export class ModerationActor extends Actor<ModerationProtocol> {
   readonly #preferences = new Map<string, BanPreferenceDoc>();
   readonly #trust = new Map<string, number>();
   #model: SpamModel = emptyModel();
+  #settings: ModerationSettings = { requireProofOfWork: false };
 
   override async onStart(): Promise<void> {
     for (const doc of await this.store.find<BanDoc>(BANNED_USERS, { tenantId: this.id })) this.#bans.set(doc._id, doc);
@@ -84,6 +89,8 @@ export class ModerationActor extends Actor<ModerationProtocol> {
     for (const doc of await this.store.find<TrustFactorDoc>(TRUST_FACTORS, { tenantId: this.id })) this.#trust.set(doc.userId, doc.trustFactor);
     const stored = await this.store.get(SPAM_MODELS, this.id);
     if (stored !== undefined) this.#model = modelFromDoc(stored);
+    const settings = await this.store.get(MODERATION_SETTINGS, this.id);
+    if (settings !== undefined) this.#settings = { requireProofOfWork: settings['requireProofOfWork'] === true };
   }
 
   #tokens(text: string, userId: string | null): string[] {
@@ -111,7 +118,15 @@ export class ModerationActor extends Actor<ModerationProtocol> {
       this.allowUnconfirmed();
       const ban = this.handlers.check({ writer }) as BanHit | null;
       const probability = spamProbability(this.#model, this.#tokens(text, writer.userId));
-      return { ban, suspected: probability !== null && probability >= SPAM_THRESHOLD, probability };
+      return { ban, suspected: probability !== null && probability >= SPAM_THRESHOLD, probability, settings: this.#settings };
+    },
+
+    getSettings: () => this.#settings,
+
+    setSettings: ({ settings }) => {
+      this.#settings = { requireProofOfWork: settings.requireProofOfWork };
+      this.put(MODERATION_SETTINGS, { _id: this.id, tenantId: this.id, ...this.#settings });
+      return this.#settings;
     },
 
     learn: ({ text, spam, userId }) => {

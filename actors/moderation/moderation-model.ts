@@ -11,6 +11,8 @@ export const MODERATION_LOGS = 'moderation_logs';
 export const BAN_PREFERENCES = 'ban_preferences';
 /** Per user: a trust factor set by hand. */
 export const TRUST_FACTORS = 'trust_factors';
+/** Per tenant: its spam-defence settings (`_id` is the tenant id). */
+export const MODERATION_SETTINGS = 'moderation_settings';
 /** Per tenant: its spam classifier (`_id` is the tenant id). */
 export const SPAM_MODELS = 'spam_models';
 
@@ -72,9 +74,16 @@ export const moderationCollections: readonly CollectionSpec[] = [
   { name: BAN_PREFERENCES, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'userId'] }] },
   { name: TRUST_FACTORS, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'userId'] }] },
   { name: SPAM_MODELS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
+  { name: MODERATION_SETTINGS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
 ];
 
 /** Text as HTML. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** A tenant's spam-defence settings. */
+export interface ModerationSettings {
+  /** Anonymous commenters must send a proof of work with each comment. */
+  readonly requireProofOfWork: boolean;
 }

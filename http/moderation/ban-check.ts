@@ -27,11 +27,11 @@ export function refuseBanned(hit: BanHit | null, shadowOk: boolean): void {
  * a normal ban; answers whether a shadow ban holds the comment and whether the tenant's spam
  * classifier suspects it (it then lands in the moderation queue as spam).
  */
-export async function screenPost(app: AppServices, tenantId: string, writer: Partial<Writer>, text: string): Promise<{ shadow: boolean; suspected: boolean }> {
+export async function screenPost(app: AppServices, tenantId: string, writer: Partial<Writer>, text: string): Promise<{ shadow: boolean; suspected: boolean; proofOfWork: boolean }> {
   const full: Writer = { userId: writer.userId ?? null, anonUserId: writer.anonUserId ?? null, email: writer.email ?? null, ipHash: writer.ipHash ?? null };
-  const { ban, suspected } = await app.system.ask(ModerationKind, tenantId, 'screen', { writer: full, text });
+  const { ban, suspected, settings } = await app.system.ask(ModerationKind, tenantId, 'screen', { writer: full, text });
   refuseBanned(ban, true);
-  return { shadow: ban !== null, suspected };
+  return { shadow: ban !== null, suspected, proofOfWork: settings.requireProofOfWork };
 }
 
 /** Checks a writer who is about to vote, react or flag: any ban in force refuses. */

@@ -43,6 +43,7 @@ import { uploadImageRoutes } from './upload-image.js';
 import { moderateCommentRoutes } from './moderate-comments.js';
 import { moderateBanRoutes } from './moderate-bans.js';
 import { moderateMoreRoutes } from './moderate-more.js';
+import { moderateSpamSettingsRoutes } from './moderate-spam-settings.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -90,4 +91,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...moderateCommentRoutes,
   ...moderateBanRoutes,
   ...moderateMoreRoutes,
+  ...moderateSpamSettingsRoutes,
 ];

@@ -5,7 +5,9 @@ import { SmtpSink } from '../fixtures/smtp-sink.js';
 import { hamComment, rng, spamComment } from '../unit/moderation/spam-corpus.js';
 import { good, mod } from './moderation-helpers.js';
 import { signIn } from './oauth-helpers.js';
-import { commentData, widget } from './public-comments-helpers.js';
+import { commentData, secureSso, widget } from './public-comments-helpers.js';
+import { solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/sha';
 
 type Json = Record<string, any>;
 
@@ -58,6 +60,42 @@ for (const storage of storages()) {
       t = await t.restart();
       const afterRestart = await post(urlId, spamComment(r));
       assert.equal(await held(afterRestart), true, 'the model survives a restart');
+    });
+
+    test('proof of work for anonymous posting, switched on per tenant', async () => {
+      const tenantId = t.tenant.tenantId;
+      const urlId = 'pow-page';
+      assert.deepEqual(good(await mod(t, cookie, 'GET', '/spam-settings')).settings, { requireProofOfWork: false });
+      assert.deepEqual(good(await mod(t, cookie, 'PUT', '/spam-settings', {}, { requireProofOfWork: true })).settings, { requireProofOfWork: true });
+      const bare = await widget(t, 'POST', `/comments/${tenantId}`, { urlId }, commentData(urlId, 'No work done'));
+      assert.equal(bare.status, 403);
+      assert.equal(bare.body['code'], 'proof-of-work-required');
+
+      const solved = async (): Promise<string> => {
+        const got = await widget(t, 'GET', `/comments/${tenantId}/proof-of-work-challenge`);
+        assert.equal(got.status, 200, JSON.stringify(got.body));
+        const challenge = got.body['challenge'];
+        const solution = await solveChallenge({ challenge, deriveKey });
+        assert.ok(solution);
+        return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+      };
+      const altcha = await solved();
+      const worked = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha }, commentData(urlId, 'Work done'));
+      assert.equal(worked.status, 200, JSON.stringify(worked.body));
+      const replay = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha }, commentData(urlId, 'Same work again'));
+      assert.equal(replay.body['code'], 'proof-of-work-invalid', 'a solution is taken once');
+      const forged = JSON.parse(Buffer.from(await solved(), 'base64').toString('utf8'));
+      forged.challenge.parameters.keyPrefix = '0';
+      const tampered = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha: Buffer.from(JSON.stringify(forged)).toString('base64') }, commentData(urlId, 'Forged'));
+      assert.equal(tampered.body['code'], 'proof-of-work-invalid');
+      const other = await t.addTenant({ name: 'Other pow' });
+      const elsewhere = await widget(t, 'GET', `/comments/${other.tenantId}/proof-of-work-challenge`);
+      const foreign = Buffer.from(JSON.stringify({ challenge: elsewhere.body['challenge'], solution: await solveChallenge({ challenge: elsewhere.body['challenge'], deriveKey }) })).toString('base64');
+      assert.equal((await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha: foreign }, commentData(urlId, 'Foreign'))).body['code'], 'proof-of-work-invalid');
+      const sso = secureSso(t.tenant.apiSecret, { id: 'pow-reader', email: 'pow@example.com', username: 'powreader' });
+      assert.equal((await widget(t, 'POST', `/comments/${tenantId}`, { urlId, sso }, commentData(urlId, 'Signed in'))).status, 200, 'signed-in readers are not asked');
+      good(await mod(t, cookie, 'PUT', '/spam-settings', {}, { requireProofOfWork: false }));
+      assert.equal((await widget(t, 'POST', `/comments/${tenantId}`, { urlId }, commentData(urlId, 'Off again'))).status, 200);
     });
   });
 }
