@@ -15,6 +15,8 @@ import {
   type ModerationAction,
   type ModerationLogDoc,
   MODERATION_LOGS,
+  MODERATION_EXPORTS,
+  type ModerationExportDoc,
   MODERATION_SETTINGS,
   type ModerationSettings,
   SPAM_MODELS,
@@ -43,6 +45,11 @@ export type ModerationProtocol = {
    */
   screen: { in: { writer: Writer; text: string }; out: { ban: BanHit | null; suspected: boolean; probability: number | null; settings: ModerationSettings } };
   getSettings: { in: null; out: ModerationSettings };
+  /** Records a new export job (durable when answered). */
+  createExport: { in: { job: ModerationExportDoc }; out: null };
+  finishExport: { in: { jobId: string; recordCount: number; failed: boolean }; out: null };
+  /** The job, if it is this tenant's. */
+  getExport: { in: { jobId: string }; out: ModerationExportDoc | null };
   setSettings: { in: { settings: ModerationSettings }; out: ModerationSettings };
   /** Teaches the spam classifier a moderator's decision about a comment's text. */
   learn: { in: { text: string; spam: boolean; userId: string | null }; out: null };
@@ -122,6 +129,23 @@ export class ModerationActor extends Actor<ModerationProtocol> {
     },
 
     getSettings: () => this.#settings,
+
+    createExport: ({ job }) => {
+      this.put(MODERATION_EXPORTS, { ...job, tenantId: this.id });
+      return null;
+    },
+
+    finishExport: async ({ jobId, recordCount, failed }) => {
+      const job = await this.store.get<ModerationExportDoc>(MODERATION_EXPORTS, jobId);
+      if (job === undefined || job.tenantId !== this.id) return null;
+      this.put(MODERATION_EXPORTS, { ...job, recordCount, jobStatus: failed ? 'failed' : 'done' });
+      return null;
+    },
+
+    getExport: async ({ jobId }) => {
+      const job = await this.store.get<ModerationExportDoc>(MODERATION_EXPORTS, jobId);
+      return job !== undefined && job.tenantId === this.id ? job : null;
+    },
 
     setSettings: ({ settings }) => {
       this.#settings = { requireProofOfWork: settings.requireProofOfWork };

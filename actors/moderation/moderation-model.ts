@@ -11,6 +11,8 @@ export const MODERATION_LOGS = 'moderation_logs';
 export const BAN_PREFERENCES = 'ban_preferences';
 /** Per user: a trust factor set by hand. */
 export const TRUST_FACTORS = 'trust_factors';
+/** Moderators' export jobs. */
+export const MODERATION_EXPORTS = 'moderation_exports';
 /** Per tenant: its spam-defence settings (`_id` is the tenant id). */
 export const MODERATION_SETTINGS = 'moderation_settings';
 /** Per tenant: its spam classifier (`_id` is the tenant id). */
@@ -75,6 +77,7 @@ export const moderationCollections: readonly CollectionSpec[] = [
   { name: TRUST_FACTORS, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'userId'] }] },
   { name: SPAM_MODELS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
   { name: MODERATION_SETTINGS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
+  { name: MODERATION_EXPORTS, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'createdAt'] }] },
 ];
 
 /** Text as HTML. */
@@ -86,4 +89,18 @@ export function escapeHtml(text: string): string {
 export interface ModerationSettings {
   /** Anonymous commenters must send a proof of work with each comment. */
   readonly requireProofOfWork: boolean;
+}
+
+/** A moderator's export job: which comments, and how far it got. */
+export interface ModerationExportDoc extends Doc {
+  tenantId: string;
+  moderatorUserId: string;
+  /** The storage filter of the export (already limited to the moderator's groups). */
+  filter: Record<string, unknown>;
+  /** The text terms of the export (`ModerationFilter`). */
+  text: Record<string, unknown>;
+  /** `pending` until counted, then `done` (or `failed`). */
+  jobStatus: 'pending' | 'done' | 'failed';
+  recordCount: number;
+  createdAt: string;
 }

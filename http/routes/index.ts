@@ -44,6 +44,7 @@ import { moderateCommentRoutes } from './moderate-comments.js';
 import { moderateBanRoutes } from './moderate-bans.js';
 import { moderateMoreRoutes } from './moderate-more.js';
 import { moderateSpamSettingsRoutes } from './moderate-spam-settings.js';
+import { moderateExportRoutes } from './moderate-export.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -92,4 +93,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...moderateBanRoutes,
   ...moderateMoreRoutes,
   ...moderateSpamSettingsRoutes,
+  ...moderateExportRoutes,
 ];

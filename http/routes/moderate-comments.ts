@@ -30,7 +30,7 @@ const FILTER_TYPES: Record<string, 'boolean' | 'number' | 'string' | 'strings'> 
 };
 
 /** The `ModerationFilter` of a JSON parameter, checked field by field (400 `invalid-param`). */
-function moderationFilter(raw: string | undefined, name: string): ModerationFilter {
+export function moderationFilterOf(raw: string | undefined, name: string): ModerationFilter {
   const value = jsonParam<Record<string, unknown>>(raw, name) ?? {};
   for (const [key, v] of Object.entries(value)) {
     const type = FILTER_TYPES[key];
@@ -66,7 +66,7 @@ interface FindQuery extends ModeratorQuery {
 
 async function resolveFind(req: RouteRequest<FindQuery, unknown>, filterParam: 'filters' | 'filter') {
   const moderator = await requireModerator(req);
-  const text = parseTextSearch(req.query['text-search'], moderationFilter(req.query[filterParam], filterParam));
+  const text = parseTextSearch(req.query['text-search'], moderationFilterOf(req.query[filterParam], filterParam));
   return { moderator, text, filter: storageFilter(moderator.tenantId, text, moderator.groups) };
 }
 

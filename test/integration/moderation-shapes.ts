@@ -3,6 +3,7 @@
  * test (`t.api` validates each success answer). The moderator is a secure SSO administrator.
  */
 import assert from 'node:assert/strict';
+import { eventually } from '../fixtures/eventually.js';
 import type { TestServer } from '../fixtures/server.js';
 import { postComment } from './page-helpers.js';
 import { secureSso } from './public-comments-helpers.js';
@@ -51,4 +52,6 @@ export async function callModerationOperations(t: TestServer): Promise<void> {
   await call('PUT', '/set-trust-factor', { userId: 'someone', trustFactor: '70' });
   await call('GET', '/get-trust-factor', { userId: 'someone' });
   await call('GET', '/get-user-internal-profile', { commentId: root._id });
+  const { batchJobId } = await call('POST', '/api/export', { filters });
+  await eventually(async () => (await call('GET', '/api/export/status', { batchJobId }))['jobStatus'] === 'done', 60_000);
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../fixtures/eventually.js';
 import { startTestServer, storages, type TestServer, UNLIMITED_PUBLIC } from '../fixtures/server.js';
 import { type Received, SmtpSink } from '../fixtures/smtp-sink.js';
 import { as, call, linkIn, ok } from './identity-helpers.js';
@@ -196,6 +197,36 @@ for (const storage of storages()) {
       const byIds = good(await mod(t, admin.cookie, 'POST', '/comments-by-ids', {}, { ids: [root._id, reply._id, 'nope'] })).comments;
       assert.deepEqual(byIds.map((x: Json) => x._id), [root._id, reply._id]);
       assert.deepEqual(good(await mod(t, admin.cookie, 'GET', `/comment-children/${root._id}`)).comments.map((x: Json) => x._id), [reply._id]);
+    });
+
+    test('export: a durable job, counted, downloaded as CSV and JSON', async () => {
+      const urlId = 'export-page';
+      for (const text of ['first, with a comma', 'second "quoted"', 'third']) await postComment(t, urlId, { comment: text });
+      const filters = JSON.stringify({ urlId });
+      const { batchJobId } = good(await mod(t, admin.cookie, 'POST', '/api/export', { filters }));
+      let status: Json = {};
+      await eventually(async () => {
+        status = good(await mod(t, admin.cookie, 'GET', '/api/export/status', { batchJobId }));
+        return status.jobStatus === 'done';
+      }, 60_000);
+      assert.equal(status.recordCount, 3);
+      const csv = await fetch(`${t.url}${status.downloadUrl}`, { headers: { cookie: admin.cookie } });
+      assert.equal(csv.status, 200);
+      assert.match(String(csv.headers.get('content-type')), /text\/csv/);
+      const lines = (await csv.text()).trim().split('\r\n');
+      assert.equal(lines.length, 4, 'a header and three rows');
+      assert.match(lines[0]!, /^id,urlId/);
+      assert.ok(lines.some((l) => l.endsWith('"first, with a comma"')));
+      assert.ok(lines.some((l) => l.endsWith('"second ""quoted"""')));
+      const json = await fetch(`${t.url}/auth/my-account/moderate-comments/api/export/download?batchJobId=${batchJobId}&format=json`, { headers: { cookie: admin.cookie } });
+      const parsed = (await json.json()) as Json;
+      assert.deepEqual(parsed.comments.map((c: Json) => c.comment).sort(), ['first, with a comma', 'second "quoted"', 'third']);
+      const other = await t.addTenant({ name: 'Other export' });
+      const outsider = await signIn(t, sink, { isCommentModeratorAdmin: true }, other);
+      no(await mod(t, outsider.cookie, 'GET', '/api/export/status', { batchJobId }), 404, 'not-found');
+      no(await mod(t, null, 'POST', '/api/export', { filters }), 401, 'not-signed-in');
+      t = await t.restart();
+      assert.equal(good(await mod(t, admin.cookie, 'GET', '/api/export/status', { batchJobId })).recordCount, 3, 'the job survives a restart');
     });
 
     test('the audit log records moderation actions of audited tenants', async () => {
