@@ -7,6 +7,7 @@
 import { Actor, defineKind, type Handlers } from '../../engine/actor.js';
 import type { Filter, SortSpec } from '../../storage/store.js';
 import { type CommentDoc, COMMENTS } from '../page/comment-doc.js';
+import { PAGES, type PageDoc } from '../page/page-doc.js';
 import { hasText, type ModerationFilter, textMatches } from './moderation-query.js';
 
 /** Most comments a text search looks at before it stops (its answer says how many matched up to then). */
@@ -24,6 +25,8 @@ export interface FindQuery {
 export type ModerationQueryProtocol = {
   find: { in: FindQuery; out: CommentDoc[] };
   count: { in: { filter: Filter; text: ModerationFilter }; out: number };
+  /** Page records whose urlId starts with `prefix` (the pages' tenant index), at most `limit`. */
+  pages: { in: { prefix: string; limit: number }; out: PageDoc[] };
 };
 
 /** `moderation-query:<tenantId>` */
@@ -42,6 +45,9 @@ export class ModerationQueryActor extends Actor<ModerationQueryProtocol> {
       });
       return matched.slice(skip, skip + limit);
     },
+
+    pages: async ({ prefix, limit }) =>
+      this.store.find<PageDoc>(PAGES, { tenantId: this.id, urlId: { $gte: prefix, $lt: `${prefix}\uffff` } }, { sort: [['urlId', 1]], limit }),
 
     count: async ({ filter, text }) => {
       if (!hasText(text)) return this.store.count(COMMENTS, filter);

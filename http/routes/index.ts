@@ -45,6 +45,7 @@ import { moderateBanRoutes } from './moderate-bans.js';
 import { moderateMoreRoutes } from './moderate-more.js';
 import { moderateSpamSettingsRoutes } from './moderate-spam-settings.js';
 import { moderateExportRoutes } from './moderate-export.js';
+import { moderateSearchRoutes } from './moderate-search.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -94,4 +95,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...moderateMoreRoutes,
   ...moderateSpamSettingsRoutes,
   ...moderateExportRoutes,
+  ...moderateSearchRoutes,
 ];

@@ -52,6 +52,11 @@ export async function callModerationOperations(t: TestServer): Promise<void> {
   await call('PUT', '/set-trust-factor', { userId: 'someone', trustFactor: '70' });
   await call('GET', '/get-trust-factor', { userId: 'someone' });
   await call('GET', '/get-user-internal-profile', { commentId: root._id });
+  await call('GET', '/search/users', { value: 'shape' });
+  await call('GET', '/search/pages', { value: '/moderation' });
+  await call('GET', '/search/sites', { value: 'example' });
+  await call('GET', '/search/comments/summary', { value: 'moderate' });
+  await call('GET', '/search/suggest', { 'text-search': 'shape' });
   const { batchJobId } = await call('POST', '/api/export', { filters });
   await eventually(async () => (await call('GET', '/api/export/status', { batchJobId }))['jobStatus'] === 'done', 60_000);
 }

@@ -199,6 +199,22 @@ for (const storage of storages()) {
       assert.deepEqual(good(await mod(t, admin.cookie, 'GET', `/comment-children/${root._id}`)).comments.map((x: Json) => x._id), [reply._id]);
     });
 
+    test('search: users, pages, sites, a comment count, suggestions', async () => {
+      ok(await call(t, 'POST', '/api/v1/sso-users', { body: { id: 'searchable', username: 'Searchable Sam', email: 'sam@example.com' } }));
+      await postComment(t, 'search-target-page', { comment: 'findable words here' });
+      ok(await call(t, 'POST', '/api/v1/domain-configs', { body: { domain: 'searchable.example' } }));
+      const users = good(await mod(t, admin.cookie, 'GET', '/search/users', { value: 'searchable' })).users;
+      assert.deepEqual(users.map((u: Json) => u.username), ['Searchable Sam']);
+      const pages = good(await mod(t, admin.cookie, 'GET', '/search/pages', { value: 'search-target' })).pages;
+      assert.deepEqual(pages.map((p: Json) => [p.urlId, p.commentCount]), [['search-target-page', 1]]);
+      assert.deepEqual(good(await mod(t, admin.cookie, 'GET', '/search/sites', { value: 'searchable' })).sites, [{ domain: 'searchable.example', logoSrc100px: null }]);
+      assert.equal(good(await mod(t, admin.cookie, 'GET', '/search/comments/summary', { value: '"findable words"' })).commentCount, 1);
+      const suggested = good(await mod(t, admin.cookie, 'GET', '/search/suggest', { 'text-search': 'search' }));
+      assert.ok(suggested.pages.some((p: Json) => p.urlId === 'search-target-page'));
+      assert.deepEqual(good(await mod(t, admin.cookie, 'GET', '/search/users', { value: '' })).users, []);
+      no(await mod(t, null, 'GET', '/search/users', { value: 'searchable' }), 401, 'not-signed-in');
+    });
+
     test('export: a durable job, counted, downloaded as CSV and JSON', async () => {
       const urlId = 'export-page';
       for (const text of ['first, with a comma', 'second "quoted"', 'third']) await postComment(t, urlId, { comment: text });
