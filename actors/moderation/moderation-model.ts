@@ -37,6 +37,8 @@ export const MODERATION_ACTIONS = {
   banUndone: 'ban-undone',
   threadClosed: 'thread-closed',
   threadReopened: 'thread-reopened',
+  badgeAwarded: 'badge-awarded',
+  badgeRemoved: 'badge-removed',
 } as const;
 
 export type ModerationAction = (typeof MODERATION_ACTIONS)[keyof typeof MODERATION_ACTIONS];

@@ -46,6 +46,7 @@ import { moderateMoreRoutes } from './moderate-more.js';
 import { moderateSpamSettingsRoutes } from './moderate-spam-settings.js';
 import { moderateExportRoutes } from './moderate-export.js';
 import { moderateSearchRoutes } from './moderate-search.js';
+import { moderateBadgeRoutes } from './moderate-badges.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -96,4 +97,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...moderateSpamSettingsRoutes,
   ...moderateExportRoutes,
   ...moderateSearchRoutes,
+  ...moderateBadgeRoutes,
 ];

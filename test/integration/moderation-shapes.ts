@@ -52,6 +52,15 @@ export async function callModerationOperations(t: TestServer): Promise<void> {
   await call('PUT', '/set-trust-factor', { userId: 'someone', trustFactor: '70' });
   await call('GET', '/get-trust-factor', { userId: 'someone' });
   await call('GET', '/get-user-internal-profile', { commentId: root._id });
+  const badge = await t.api<Json>('POST', '/api/v1/tenant-badges', { body: { type: 4, name: 'Shapes', description: 'By hand', displayLabel: 'Shapes' } });
+  assert.equal(badge.status, 200, JSON.stringify(badge.body));
+  const badgeId = String(badge.body['tenantBadge']['_id'] ?? badge.body['tenantBadge']['id']);
+  const shapeUser = `${tenantId}:shape-badged`;
+  assert.equal((await t.api('POST', '/api/v1/sso-users', { body: { id: 'shape-badged', username: 'shape-badged', email: 'shape-badged@example.com' } })).status, 200);
+  await call('GET', '/get-manual-badges');
+  await call('PUT', '/award-badge', { badgeId, userId: shapeUser });
+  await call('GET', '/get-manual-badges-for-user', { badgesUserId: shapeUser });
+  await call('PUT', '/remove-badge', { badgeId, userId: shapeUser });
   await call('GET', '/search/users', { value: 'shape' });
   await call('GET', '/search/pages', { value: '/moderation' });
   await call('GET', '/search/sites', { value: 'example' });

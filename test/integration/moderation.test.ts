@@ -215,6 +215,27 @@ for (const storage of storages()) {
       no(await mod(t, null, 'GET', '/search/users', { value: 'searchable' }), 401, 'not-signed-in');
     });
 
+    test('manual badges: listed, awarded to a comment\'s author, shown, removed', async () => {
+      const manual = ok(await call<{ tenantBadge: Json }>(t, 'POST', '/api/v1/tenant-badges', { body: { type: 4, name: 'Helpful', description: 'Given by hand', displayLabel: 'Helpful' } })).tenantBadge;
+      const counted = ok(await call<{ tenantBadge: Json }>(t, 'POST', '/api/v1/tenant-badges', { body: { type: 0, threshold: 100, name: 'Talker', description: 'Many comments', displayLabel: 'Talker' } })).tenantBadge;
+      const listed = good(await mod(t, admin.cookie, 'GET', '/get-manual-badges')).badges.map((b: Json) => b._id ?? b.id);
+      assert.ok(listed.includes(manual['_id'] ?? manual['id']));
+      assert.ok(!listed.includes(counted['_id'] ?? counted['id']), 'only manual badges');
+      const userId = `${t.tenant.tenantId}:badged`;
+      ok(await call(t, 'POST', '/api/v1/sso-users', { body: { id: 'badged', username: 'badged', email: 'badged@example.com' } }));
+      const c = await postComment(t, 'badge-page', { userId, comment: 'Worth a badge' });
+      const badgeId = String(manual['_id'] ?? manual['id']);
+      const awarded = good(await mod(t, admin.cookie, 'PUT', '/award-badge', { badgeId, commentId: c._id }));
+      assert.equal(awarded.badges.length, 1);
+      const held = good(await mod(t, admin.cookie, 'GET', '/get-manual-badges-for-user', { badgesUserId: userId })).badges;
+      assert.deepEqual(held.map((b: Json) => b.badgeId), [badgeId]);
+      no(await mod(t, admin.cookie, 'PUT', '/award-badge', { badgeId: String(counted['_id'] ?? counted['id']), userId }), 400, 'invalid-param');
+      no(await mod(t, admin.cookie, 'PUT', '/award-badge', { badgeId }), 400, 'invalid-param');
+      good(await mod(t, admin.cookie, 'PUT', '/remove-badge', { badgeId, userId, commentId: c._id }));
+      assert.deepEqual(good(await mod(t, admin.cookie, 'GET', '/get-manual-badges-for-user', { commentId: c._id })).badges, []);
+      assert.deepEqual(good(await mod(t, admin.cookie, 'GET', `/logs/${c._id}`)).logs.map((l: Json) => l.actionName), ['badge-awarded', 'badge-removed']);
+    });
+
     test('export: a durable job, counted, downloaded as CSV and JSON', async () => {
       const urlId = 'export-page';
       for (const text of ['first, with a comma', 'second "quoted"', 'third']) await postComment(t, urlId, { comment: text });
