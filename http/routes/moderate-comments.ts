@@ -21,6 +21,8 @@ const COMMENT_PARAM: Schema = { type: 'object', properties: { commentId: { type:
 const query = (props: Record<string, Schema> = {}): Schema => ({ type: 'object', properties: { ...MODERATOR_QUERY_PROPS, ...props } });
 const FIND_PROPS: Record<string, Schema> = { 'text-search': str(1000), byIPFromComment: str(128), searchFilters: str(4000), demo: bool };
 const PAGE_SIZE = 30;
+/** Comments of the same date as `afterId` that `api/ids` reads past. */
+const TIES = 100;
 const MAX_PAGE_SIZE = 200;
 
 const FILTER_TYPES: Record<string, 'boolean' | 'number' | 'string' | 'strings'> = {
@@ -113,10 +115,18 @@ export const moderateCommentRoutes = [
     handle: async (req) => {
       const { moderator, text, filter } = await resolveFind(req, 'filters');
       const limit = 1000;
-      const docs = await req.app.system.ask(ModerationQueryKind, moderator.tenantId, 'find', { filter, text, sort: [['date', -1], ['_id', -1]], skip: 0, limit: 100_000 });
-      const start = req.query.afterId ? docs.findIndex((d) => d._id === req.query.afterId) + 1 : 0;
-      const ids = docs.slice(start, start + limit).map((d) => d._id);
-      return { ids, hasMore: start + limit < docs.length };
+      const afterId = req.query.afterId;
+      // Newest first; `afterId` continues below that comment (by date, then id), a page at a time.
+      let after: { date: string; id: string } | null = null;
+      if (afterId) {
+        const found = await moderatedComment(req.app, moderator, afterId);
+        after = { date: new Date(Number(found.view['date'])).toISOString(), id: afterId };
+      }
+      const bounded = after === null ? filter : { ...filter, date: { $lte: after.date } };
+      const slack = after === null ? 0 : TIES;
+      const docs = await req.app.system.ask(ModerationQueryKind, moderator.tenantId, 'find', { filter: bounded, text, sort: [['date', -1], ['_id', -1]], skip: 0, limit: limit + slack + 1 });
+      const rest = after === null ? docs : docs.filter((d) => d.date < after.date || d._id < after.id);
+      return { ids: rest.slice(0, limit).map((d) => d._id), hasMore: rest.length > limit };
     },
   }),
   route<FindQuery, undefined>({
