@@ -47,6 +47,7 @@ import { moderateSpamSettingsRoutes } from './moderate-spam-settings.js';
 import { moderateExportRoutes } from './moderate-export.js';
 import { moderateSearchRoutes } from './moderate-search.js';
 import { moderateBadgeRoutes } from './moderate-badges.js';
+import { moderateVoteRoutes } from './moderate-votes.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -98,4 +99,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...moderateExportRoutes,
   ...moderateSearchRoutes,
   ...moderateBadgeRoutes,
+  ...moderateVoteRoutes,
 ];

@@ -61,6 +61,8 @@ export async function callModerationOperations(t: TestServer): Promise<void> {
   await call('PUT', '/award-badge', { badgeId, userId: shapeUser });
   await call('GET', '/get-manual-badges-for-user', { badgesUserId: shapeUser });
   await call('PUT', '/remove-badge', { badgeId, userId: shapeUser });
+  const vote = await call('POST', `/vote/${root._id}`, { direction: 'down' });
+  await call('DELETE', `/vote/${root._id}/${String(vote['voteId'])}`);
   await call('GET', '/search/users', { value: 'shape' });
   await call('GET', '/search/pages', { value: '/moderation' });
   await call('GET', '/search/sites', { value: 'example' });

@@ -236,6 +236,22 @@ for (const storage of storages()) {
       assert.deepEqual(good(await mod(t, admin.cookie, 'GET', `/logs/${c._id}`)).logs.map((l: Json) => l.actionName), ['badge-awarded', 'badge-removed']);
     });
 
+    test('vote as a moderator, live to readers, and take the vote back', async () => {
+      const urlId = 'mod-vote-page';
+      const read = await widget(t, 'GET', `/comments/${t.tenant.tenantId}`, { urlId });
+      const live = await connectLive(t, read.body);
+      const c = await postComment(t, urlId, { comment: 'Vote on me' });
+      const voted = good(await mod(t, admin.cookie, 'POST', `/vote/${c._id}`, { direction: 'up' }));
+      assert.equal(typeof voted.voteId, 'string');
+      await nextOf(live, LIVE_EVENT_TYPES.newVote);
+      assert.equal(good(await mod(t, admin.cookie, 'GET', `/comment/${c._id}`)).comment.votes, 1);
+      no(await mod(t, admin.cookie, 'POST', `/vote/${c._id}`, { direction: 'up' }), 409, 'already-voted');
+      no(await mod(t, admin.cookie, 'DELETE', `/vote/${c._id}/nope`), 404, 'not-found');
+      assert.equal(good(await mod(t, admin.cookie, 'DELETE', `/vote/${c._id}/${voted.voteId}`)).wasPendingVote, false);
+      assert.equal(good(await mod(t, admin.cookie, 'GET', `/comment/${c._id}`)).comment.votes, 0);
+      live.close();
+    });
+
     test('export: a durable job, counted, downloaded as CSV and JSON', async () => {
       const urlId = 'export-page';
       for (const text of ['first, with a comma', 'second "quoted"', 'third']) await postComment(t, urlId, { comment: text });
