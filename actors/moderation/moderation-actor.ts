@@ -80,6 +80,12 @@ export type ModerationProtocol = {
 /** `moderation:<tenantId>` */
 export const ModerationKind = defineKind<ModerationProtocol>('moderation');
 
+/** Views the moderation actor publishes (read with `system.peek`; absent: ask). */
+export const MODERATION_VIEWS = {
+  /** How many bans the tenant has stored (0: no writer can be banned, no need to ask). */
+  banCount: 'banCount',
+} as const;
+
 /** Ids of per-user documents: one per tenant and user. */
 const perUser = (tenantId: string, userId: string): string => `${tenantId}:${userId}`;
 
@@ -98,6 +104,7 @@ export class ModerationActor extends Actor<ModerationProtocol> {
     if (stored !== undefined) this.#model = modelFromDoc(stored);
     const settings = await this.store.get(MODERATION_SETTINGS, this.id);
     if (settings !== undefined) this.#settings = { requireProofOfWork: settings['requireProofOfWork'] === true };
+    this.setView(MODERATION_VIEWS.banCount, this.#bans.size);
   }
 
   #tokens(text: string, userId: string | null): string[] {
@@ -196,6 +203,7 @@ export class ModerationActor extends Actor<ModerationProtocol> {
         affected = ban.affected ?? [];
         this.#bans.delete(createdBannedUserId);
         this.remove(BANNED_USERS, createdBannedUserId);
+        this.setView(MODERATION_VIEWS.banCount, this.#bans.size);
       }
       if (updatedBannedUserId !== undefined) {
         const current = this.#bans.get(updatedBannedUserId);
@@ -242,5 +250,6 @@ export class ModerationActor extends Actor<ModerationProtocol> {
   #saveBan(doc: BanDoc): void {
     this.#bans.set(doc._id, doc);
     this.put(BANNED_USERS, doc);
+    this.setView(MODERATION_VIEWS.banCount, this.#bans.size);
   }
 }

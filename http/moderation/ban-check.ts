@@ -4,7 +4,7 @@
  * `banned` and `bannedUntil`; a shadow ban lets the person post, their comment held from
  * everyone else and marked `isBannedUser`, so they do not learn of it from the answer.
  */
-import { type BanHit, ModerationKind } from '../../actors/moderation/moderation-actor.js';
+import { type BanHit, MODERATION_VIEWS, ModerationKind } from '../../actors/moderation/moderation-actor.js';
 import type { Writer } from '../../actors/moderation/ban-model.js';
 import { ApiError } from '../../engine/errors.js';
 import type { AppServices } from '../services.js';
@@ -13,6 +13,8 @@ import type { AppServices } from '../services.js';
 export async function banOn(app: AppServices, tenantId: string, writer: Partial<Writer>): Promise<BanHit | null> {
   const full: Writer = { userId: writer.userId ?? null, anonUserId: writer.anonUserId ?? null, email: writer.email ?? null, ipHash: writer.ipHash ?? null };
   if (full.userId === null && full.anonUserId === null && full.email === null && full.ipHash === null) return null;
+  // A tenant without bans (the common case) costs its voters no message.
+  if (app.system.peek(ModerationKind, tenantId, MODERATION_VIEWS.banCount) === 0) return null;
   return app.system.ask(ModerationKind, tenantId, 'check', { writer: full });
 }
 
