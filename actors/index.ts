@@ -28,6 +28,8 @@ import { QuestionsActor } from './question/questions-actor.js';
 import { FeedActor } from './feed/feed-actor.js';
 import { FeedKind } from './feed/protocol.js';
 import { ReaderReadsActor, ReaderReadsKind } from './reader/reader-reads-actor.js';
+import { ModerationActor, ModerationKind } from './moderation/moderation-actor.js';
+import { ModerationQueryActor, ModerationQueryKind } from './moderation/moderation-query-actor.js';
 
 /** Registers every kind of actor with the system. */
 export function registerActors(system: ActorSystem): void {
@@ -51,4 +53,6 @@ export function registerActors(system: ActorSystem): void {
   system.register(QuestionsKind, (ctx) => new QuestionsActor(ctx));
   system.register(FeedKind, (ctx) => new FeedActor(ctx));
   system.register(ReaderReadsKind, (ctx) => new ReaderReadsActor(ctx));
+  system.register(ModerationKind, (ctx) => new ModerationActor(ctx));
+  system.register(ModerationQueryKind, (ctx) => new ModerationQueryActor(ctx));
 }

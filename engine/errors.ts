@@ -203,6 +203,10 @@ export const ERRORS = {
   'cluster-unavailable': { status: 503, message: 'The cluster cannot reach the node that holds this data; nothing was changed. Retry later.' },
   'cluster-starting': { status: 503, message: 'This node has joined the cluster but not every shard has an owner yet.' },
   'internal-error': { status: 500, message: 'Internal error.' },
+  'banned': { status: 403, message: 'You are banned from commenting on this site.' },
+  'proof-of-work-required': { status: 403, message: 'This site asks anonymous commenters for a proof of work: fetch a challenge, solve it, and send the solution as altcha.' },
+  'proof-of-work-invalid': { status: 403, message: 'The proof of work is not valid for this site, has expired, or was already used.' },
+  'moderation-forbidden': { status: 403, message: 'Only the tenant\'s administrators, comment moderators and accepted moderators may moderate (a login-link session or secure single sign-on with isAdmin, isModerator or isCommentModeratorAdmin).' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** Every error code the server can answer with. */

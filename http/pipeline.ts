@@ -158,13 +158,13 @@ class CallRequest implements RouteRequest {
  * no longer change the status: the connection is cut, so the client sees an incomplete answer,
  * and the failure is logged.
  */
-async function streamAnswer(res: Responder, headers: Headers, first: IteratorResult<string>, rest: AsyncIterator<string>): Promise<void> {
+async function streamAnswer(res: Responder, headers: Headers, first: IteratorResult<string>, rest: AsyncIterator<string>, contentType?: string): Promise<void> {
   if (first.done === true) {
     res.send(errorReply(new Error('a streamed answer made no part'), headers));
     return;
   }
   try {
-    await res.stream({ status: 200, headers }, first.value, rest);
+    await res.stream({ status: 200, headers, ...(contentType === undefined ? {} : { contentType }) }, first.value, rest);
   } catch (err) {
     log.error('stream-cut', { err });
   }
@@ -241,7 +241,7 @@ export function createPipeline(routes: readonly AnyRoute[], app: AppServices): P
         if (backlogged !== undefined) await backlogged;
       }
       if (stream !== undefined) {
-        await streamAnswer(res, headers, first!, stream);
+        await streamAnswer(res, headers, first!, stream, (result as StreamedJson).contentType);
         route.meter.end(started, 200, '', req.body, auth?.tenantId);
         return;
       }

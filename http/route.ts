@@ -47,7 +47,11 @@ export class CustomReply {
  * by the handler): memory holds one part at a time, whatever the size of the whole.
  */
 export class StreamedJson {
-  constructor(readonly parts: AsyncIterable<string>) {}
+  /** `contentType`: another type than JSON for the same streaming (a CSV download). */
+  constructor(
+    readonly parts: AsyncIterable<string>,
+    readonly contentType?: string,
+  ) {}
 }
 
 /** A handler's answer: a body (the server adds `status: success` on `api` routes), raw JSON, a streamed answer, or a whole reply. */

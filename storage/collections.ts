@@ -16,6 +16,7 @@ import { dataJobCollections } from '../actors/import/import-job-model.js';
 import { questionCollections } from '../actors/question/question-model.js';
 import { badgeCollections } from '../actors/badge/badge-model.js';
 import { feedCollections } from '../actors/feed/feed-model.js';
+import { moderationCollections } from '../actors/moderation/moderation-model.js';
 import type { CollectionSpec } from './store.js';
 
 /** Every collection the server stores, gathered from the actors that own them. */
@@ -38,4 +39,5 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   ...questionCollections,
   ...badgeCollections,
   ...feedCollections,
+  ...moderationCollections,
 ];

@@ -41,6 +41,8 @@ const PLAIN_FIELDS = [
   'meta',
   'moderationGroupIds',
   'feedbackIds',
+  'isBannedUser',
+  'permNotSpam',
 ] as const satisfies readonly (keyof CommentDoc)[];
 
 /** PATCH fields that are dates: given as ms or ISO, stored as ISO date-times (null clears them). */

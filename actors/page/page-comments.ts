@@ -43,7 +43,8 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
   }
   const text = prepareText(input.comment, settings);
   const tags = commentHashTags(state.tenantId, text.comment, input.hashTags);
-  const spam = doSpamCheck ? judgeSpam(text.comment, settings.spamRules, isRepeat(host, input, text.comment)) : undefined;
+  const judged = doSpamCheck ? judgeSpam(text.comment, settings.spamRules, isRepeat(host, input, text.comment)) : undefined;
+  const spam = input.suspectedSpam === true && judged?.permNotSpam !== true ? { isSpam: true, permNotSpam: false } : judged;
 
   // Last, because it can create a user: nothing above may refuse after it.
   let user: SessionUser | null = null;
@@ -94,7 +95,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     isPinned: input.isPinned ?? false,
     isByAdmin: false,
     isByModerator: false,
-    isBannedUser: false,
+    isBannedUser: input.isBannedUser === true,
     isDeleted: false,
     isDeletedUser: false,
     locale: input.locale,

@@ -49,3 +49,8 @@ export type PageReactChange = { readonly kind: 'like'; readonly likeCount: numbe
 export function pageReactEvent(urlId: string, change: PageReactChange): LiveEvent {
   return { ...base(LIVE_EVENT_TYPES.pageReact), urlId, ...change };
 }
+
+/** The whole page's thread was closed (`isClosed` true: no new comments) or reopened by a moderator. */
+export function pageThreadStateEvent(urlId: string, isClosed: boolean): LiveEvent {
+  return { ...base(LIVE_EVENT_TYPES.threadStateChange), urlId, isClosed };
+}

@@ -12,6 +12,7 @@ import { NotOnThisPage, type PageProtocol } from './protocol.js';
 import { queueWebhooks } from './page-webhooks.js';
 import { WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { PAGE_REACTS } from './react-doc.js';
+import { pageThreadStateEvent } from './page-events.js';
 
 /**
  * Keeps the page record's counts right; with `create`, widget use also creates the record
@@ -85,6 +86,8 @@ export function patchPage(host: PageHost, { pageId, changes, webhooks }: PagePro
   if (changes.accessibleByGroupIds !== undefined) next.accessibleByGroupIds = [...changes.accessibleByGroupIds];
   putPage(host, next);
   if (changes.accessibleByGroupIds !== undefined) host.accessChanged();
+  // Every viewer's widget closes (or reopens) the thread at once (docs/moderation.md).
+  if (next.isClosed !== page.isClosed) host.publish(pageThreadStateEvent(state.urlId, next.isClosed));
   let commentsUpdated = 0;
   if (changes.title !== undefined || changes.url !== undefined) {
     for (const doc of [...state.comments.values()]) {

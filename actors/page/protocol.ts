@@ -61,6 +61,10 @@ export interface NewCommentInput {
   readonly poll: PollInput | null;
   /** The anonymous id of the widget session that wrote it (widget API only). */
   readonly anonUserId?: string | null;
+  /** The writer is banned (a shadow ban lets them post, held from everyone else). */
+  readonly isBannedUser?: boolean;
+  /** The tenant's spam classifier suspects it: stored as spam (in the moderation queue) unless a `not-spam` rule matched. */
+  readonly suspectedSpam?: boolean;
 }
 
 /** `createComment`: the input, the page's settings and the request's options. */

@@ -8,6 +8,7 @@ import { route, type Schema } from '../route.js';
 import { actorRef, COMMENT_ID_PARAM, text, USER_ID } from './page-context.js';
 import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
 import { countModeration } from '../moderation-counts.js';
+import { assertNotBanned } from '../moderation/ban-check.js';
 
 interface UserQuery {
   userId?: string;
@@ -84,6 +85,7 @@ export const commentModerationRoutes = [
       const by = actorRef(query);
       const { settings } = await flagSettings(app, tenantId, id);
       if (by.userId === null && !settings.allowAnonFlag) throw new ApiError('login-required', 'This site does not take anonymous flags: give a userId.');
+      await assertNotBanned(app, tenantId, { userId: by.userId, anonUserId: by.anonUserId });
       const webhooks = await webhookTargets(app.system, tenantId);
       const { wasUnapproved } = await pageLocator(app.system).ask('comment', tenantId, id, 'flag', { commentId: id, by, settings, webhooks }, notFound(id));
       return { wasUnapproved };

@@ -18,6 +18,7 @@ import { sendWelcome, welcomeAddress } from './comment-emails.js';
 import { checkCommentAnswers, recordCommentAnswers } from './comment-questions.js';
 import { startNotifyJob, withMentions } from './comment-notifications.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
+import { screenPost } from '../moderation/ban-check.js';
 
 export interface ListParams {
   urlId?: string;
@@ -388,6 +389,9 @@ export const commentRoutes = [
         domain: body.domain ?? null,
         poll: body.poll ?? null,
       };
+      const screened = await screenPost(app, tenantId, { userId: input.userId, email: input.commenterEmail }, input.comment);
+      if (screened.shadow) Object.assign(input, { approved: false, isBannedUser: true });
+      if (screened.suspected && query.doSpamCheck === true) Object.assign(input, { suspectedSpam: true });
       const answers = await checkCommentAnswers(app, tenantId, body['questionValues']);
       const settings = await tenantSettings(app.system, tenantId, urlId);
       const welcome = query.sendEmails === true ? await welcomeAddress(app, tenantId, input) : null;

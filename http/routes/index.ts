@@ -43,6 +43,14 @@ import { uploadImageRoutes } from './upload-image.js';
 import { widgetAssetRoutes } from './widget-assets.js';
 import { ssrCommentRoutes } from './ssr-comments.js';
 import { widgetDemoRoutes } from './widget-demo.js';
+import { moderateCommentRoutes } from './moderate-comments.js';
+import { moderateBanRoutes } from './moderate-bans.js';
+import { moderateMoreRoutes } from './moderate-more.js';
+import { moderateSpamSettingsRoutes } from './moderate-spam-settings.js';
+import { moderateExportRoutes } from './moderate-export.js';
+import { moderateSearchRoutes } from './moderate-search.js';
+import { moderateBadgeRoutes } from './moderate-badges.js';
+import { moderateVoteRoutes } from './moderate-votes.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -90,4 +98,12 @@ export const ROUTES: readonly AnyRoute[] = [
   ...widgetAssetRoutes,
   ...ssrCommentRoutes,
   ...widgetDemoRoutes,
+  ...moderateCommentRoutes,
+  ...moderateBanRoutes,
+  ...moderateMoreRoutes,
+  ...moderateSpamSettingsRoutes,
+  ...moderateExportRoutes,
+  ...moderateSearchRoutes,
+  ...moderateBadgeRoutes,
+  ...moderateVoteRoutes,
 ];

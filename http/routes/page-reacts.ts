@@ -9,6 +9,8 @@ import type { AppServices } from '../services.js';
 import { type SsoUser, ssoUser } from '../sso.js';
 import { requireUrlId, text, URL_ID } from './page-context.js';
 import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
+import { assertNotBanned } from '../moderation/ban-check.js';
+import { anonUserIdOf } from '../public/reader.js';
 
 /** Reactions looked up for user lists, most recent first. */
 export const REACT_USERS_LOOKED_UP = 100;
@@ -113,7 +115,11 @@ function write(path: string, method: 'POST' | 'DELETE', kind: ReactKind) {
     query: kind === REACT_KINDS.like ? WRITE_QUERY : method === 'POST' ? V2_WRITE_QUERY : { ...V2_WRITE_QUERY, properties: { ...base, id: REACT_ID } },
     missingCodes,
     handle: async (req) => {
-      const { settings, reader, page } = await context(req);
+      const { tenantId, settings, reader, page } = await context(req);
+      if (method === 'POST') {
+        const session = reader.user.userId === null ? reader.user.key.slice(2) : null;
+        await assertNotBanned(req.app, tenantId, { userId: reader.user.userId, anonUserId: session === null ? null : anonUserIdOf(tenantId, session), email: reader.sso?.user.email ?? null });
+      }
       // As the live channels: a page that requires single sign-on takes nothing from anyone else.
       if (settings.requireSSO && (reader.sso === undefined || !reader.sso.secure)) {
         throw new ApiError('sso-required', 'This page requires single sign-on: likes and reactions need a signed sso payload.');

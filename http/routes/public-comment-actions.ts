@@ -18,6 +18,7 @@ import { spendCommentPost } from '../public/write-limits.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
 import { nullableText, text, URL_ID } from './page-context.js';
+import { assertNotBanned } from '../moderation/ban-check.js';
 
 const COMMENT_PARAMS: Schema = { type: 'object', properties: { tenantId: TENANT_ID, commentId: OBJECT_ID }, required: ['tenantId', 'commentId'] };
 const VOTE_PARAMS: Schema = { type: 'object', properties: { tenantId: TENANT_ID, commentId: OBJECT_ID, voteId: OBJECT_ID }, required: ['tenantId', 'commentId', 'voteId'] };
@@ -196,6 +197,7 @@ export const publicCommentActionRoutes = [
       if (found.settings.disableVoting) throw new ApiError('voting-disabled');
       const { reader, by, kind } = voterOf(req, await resolveReader(req, tenantId, found.urlId), found.settings, body.commenterEmail);
       assertMayWrite(found.settings, reader);
+      await assertNotBanned(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email: reader.sso?.user.email ?? body.commenterEmail });
       let voteId: string;
       try {
         ({ voteId } = await pageLocator(app.system).ask(

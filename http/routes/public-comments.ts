@@ -34,6 +34,8 @@ import { freeForm } from '../validation.js';
 import { FREE_FORM_LIMITS } from './comments.js';
 import { startNotifyJob, withMentions } from './comment-notifications.js';
 import { imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID } from './page-context.js';
+import { screenPost } from '../moderation/ban-check.js';
+import { assertProofOfWork } from '../moderation/proof-of-work.js';
 
 const PARAMS: Schema = { type: 'object', properties: { tenantId: TENANT_ID }, required: ['tenantId'] };
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -143,11 +145,12 @@ function readComments(req: RouteRequest<PublicReadQuery, undefined>): RouteResul
 interface PostQuery extends ReaderQuery {
   urlId: string;
   broadcastId?: string;
+  altcha?: string;
 }
 
 const POST_QUERY: Schema = {
   type: 'object',
-  properties: { urlId: URL_ID, broadcastId: BROADCAST_ID, sessionId: text(64), sso: text(16_384) },
+  properties: { urlId: URL_ID, broadcastId: BROADCAST_ID, sessionId: text(64), sso: text(16_384), altcha: text(8192) },
   required: ['urlId'],
 };
 
@@ -252,6 +255,11 @@ async function postComment(req: RouteRequest<PostQuery, CommentData>): Promise<R
     poll: null,
     anonUserId: reader.anonUserId,
   };
+  const screened = await screenPost(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email }, input.comment);
+  if (screened.proofOfWork && reader.sso === undefined) await assertProofOfWork(app, tenantId, query.altcha);
+  if (screened.shadow) Object.assign(input, { approved: false, isBannedUser: true });
+  // Suspected spam waits in the moderation queue; moderators' own comments are never held.
+  if (screened.suspected && rules.spamFilter && !reader.isModerator) Object.assign(input, { suspectedSpam: true });
   const created = await app.system.ask(PageKind, pageActorId(tenantId, urlId), 'createComment', {
     input: await withMentions(app, tenantId, input),
     settings: rules.profanity && !settings.enableProfanityFilter ? { ...settings, enableProfanityFilter: true } : settings,

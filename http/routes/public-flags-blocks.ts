@@ -13,6 +13,7 @@ import { ensureSession, type Reader, readerKey, type ReaderQuery, resolveReader 
 import { route, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
 import { text } from './page-context.js';
+import { assertNotBanned } from '../moderation/ban-check.js';
 
 interface TenantQuery extends ReaderQuery {
   tenantId: string;
@@ -101,6 +102,7 @@ export const publicFlagBlockRoutes = [
       const by = { userId: reader.userId, anonUserId: reader.userId === null ? reader.anonUserId : null };
       const locator = pageLocator(app.system);
       if (req.query.isFlagged) {
+        await assertNotBanned(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email: reader.sso?.user.email ?? null });
         const webhooks = await webhookTargets(app.system, tenantId);
         const broadcast = req.query.broadcastId ? { broadcastId: req.query.broadcastId } : {};
         await locator.ask('comment', tenantId, commentId, 'flag', { commentId, by, settings: found.settings, webhooks, ...broadcast }, commentNotFound(commentId));

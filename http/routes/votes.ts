@@ -8,6 +8,7 @@ import type { AppServices } from '../services.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { actorRef, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 import { tenantSettings } from '../../actors/tenant/tenant-actor.js';
+import { assertNotBanned } from '../moderation/ban-check.js';
 
 interface VoteParams {
   commentId?: string;
@@ -50,6 +51,7 @@ function castVote(app: AppServices, tenantId: string, urlId: string | undefined,
 async function askToVote(app: AppServices, tenantId: string, urlId: string, settings: Settings, { commentId, direction, by }: Vote): Promise<RouteResult> {
   if (settings.disableVoting) throw new ApiError('voting-disabled');
   if (by.userId === null && !settings.allowAnonVotes) throw new ApiError('login-required', 'This site does not take anonymous votes: give a userId.');
+  await assertNotBanned(app, tenantId, { userId: by.userId, anonUserId: by.anonUserId });
   const payload = { commentId, by, direction };
   let voteId: string;
   try {

@@ -20,6 +20,7 @@ import { callWebhookOperations } from './webhook-shapes.js';
 import { callQuestionOperations } from './question-shapes.js';
 import { callBadgeOperations, callFeedOperations } from './feed-badge-shapes.js';
 import { callPublicCommentOperations } from './public-comment-shapes.js';
+import { callModerationOperations } from './moderation-shapes.js';
 
 /** The OpenAPI operations the server's routes implement. */
 function implementedOperations(): Operation[] {
@@ -200,6 +201,7 @@ async function callEveryOperation(t: TestServer): Promise<void> {
   await callBadgeOperations(t);
   await callPublicCommentOperations(t);
   await callReaderOperations(t);
+  await callModerationOperations(t);
 
   const missing = implementedOperations()
     .filter((op) => !validatedOperations.has(op.id))
