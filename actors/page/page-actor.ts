@@ -295,9 +295,7 @@ export class PageActor extends Actor<PageProtocol> {
     commentPositions: ({ commentId }) => commentPositions(publicSource(this.#state), commentId),
     replyCount: async ({ commentId }) => {
       await this.#own(commentId);
-      let count = 0;
-      for (const doc of this.#state.comments.values()) if (doc.parentId === commentId) count++;
-      return count;
+      return this.#state.comments.index.replies(commentId).size;
     },
     voteOwner: async ({ voteId }) => {
       const vote = await this.#ownVote(voteId);
