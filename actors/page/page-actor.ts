@@ -28,6 +28,7 @@ import { setUserBadges } from './page-badges.js';
 import { PublicAnswer, PublicAnswers } from './public-answers.js';
 import { publicListJson } from './public-listing.js';
 import { commentPositions, publicSource } from './public-source.js';
+import { LoopYielder } from './yield-loop.js';
 
 /** Serialised answers kept per page; the oldest goes first. */
 const ANSWER_CACHE_SIZE = 32;
@@ -131,7 +132,12 @@ export class PageActor extends Actor<PageProtocol> {
     ]);
     state.clear();
     state.page = pages[0] ?? null;
-    for (const doc of comments) state.comments.set(doc._id, doc);
+    // Indexing a large page takes a while: other actors and requests run between batches.
+    const yielder = new LoopYielder(2000);
+    for (const doc of comments) {
+      state.comments.set(doc._id, doc);
+      await yielder.tick();
+    }
     for (const vote of votes) state.votes.add(vote);
     for (const flag of flags) state.flags.set(flag._id, flag);
     for (const doc of reacts) state.addReact(doc);

@@ -16,7 +16,10 @@ import { createHistogram } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { CommentDoc } from '../../actors/page/comment-doc.js';
+import { changedComment } from '../../actors/page/comment-doc.js';
 import { PageState } from '../../actors/page/page-state.js';
+import { type PublicListQuery, publicListJson } from '../../actors/page/public-listing.js';
+import { publicSource } from '../../actors/page/public-source.js';
 import type { VoteDoc } from '../../actors/page/vote-doc.js';
 import { COLLECTIONS } from '../../storage/collections.js';
 import { createStore } from '../../storage/create-store.js';
@@ -40,6 +43,14 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Page actor messages timed so far, and those over 5 ms (one message in eight is timed; awaits included). */
+async function pageHandlers(metricsPort: number): Promise<{ count: number; over5ms: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const count = Number(/^comments_actor_handler_duration_seconds_count\{kind="page"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  const upTo5 = Number(/^comments_actor_handler_duration_seconds_bucket\{(?:le="0.005",kind="page"|kind="page",le="0.005")\} (\d+)/m.exec(text)?.[1] ?? 0);
+  return { count, over5ms: count - upTo5 };
+}
+
 /** prom-client's event-loop figures (seconds → ms); reading them resets the server's histogram. */
 async function loopDelay(metricsPort: number): Promise<{ p99: number; max: number }> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -53,7 +64,7 @@ const gc: () => void = (() => {
 })();
 
 /** Heap of the page's comments and votes held in the actor's state, per comment, beyond their texts. */
-async function heapPerComment(dataDir: string, tenantId: string): Promise<{ bytes: number; comments: number; loadMs: number }> {
+async function heapPerComment(dataDir: string, tenantId: string): Promise<{ bytes: number; comments: number; loadMs: number; ops: OpCosts }> {
   const store = createStore({ dataDir }, COLLECTIONS);
   await store.open();
   try {
@@ -74,10 +85,60 @@ async function heapPerComment(dataDir: string, tenantId: string): Promise<{ byte
     const bytes = (after - before - text) / Math.max(1, comments.length);
     // Keep the state alive until measured.
     if (state.comments.size !== comments.length) throw new Error('comments lost');
-    return { bytes, comments: comments.length, loadMs };
+    return { bytes, comments: comments.length, loadMs, ops: opCosts(state, comments) };
   } finally {
     await store.close();
   }
+}
+
+/** Mean and worst time of single operations on the page's state, µs (this process, no storage). */
+interface OpCosts {
+  insert: { mean: number; max: number };
+  vote: { mean: number; max: number };
+  view: { mean: number; max: number };
+  remove: { mean: number; max: number };
+}
+
+const VIEW: PublicListQuery = { direction: 'MR', page: 0, skip: null, limit: 30, asTree: false, maxTreeDepth: null, limitChildren: null, skipChildren: 0, countChildren: false, parentId: null, fetchPageForCommentId: null, afterCommentId: null, beforeCommentId: null, countAll: false, hashTagKeys: [], searchText: null };
+
+function timed(n: number, op: (i: number) => void): { mean: number; max: number } {
+  let max = 0;
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    op(i);
+    max = Math.max(max, performance.now() - s);
+  }
+  return { mean: ((performance.now() - started) / n) * 1000, max: max * 1000 };
+}
+
+/** What the page actor does per message, on the state alone: insert, vote (then view), view after a change, delete. */
+function opCosts(state: PageState, comments: readonly CommentDoc[]): OpCosts {
+  const n = 200;
+  const template = comments[0]!;
+  const insert = timed(n, (i) => {
+    const doc = { ...template, _id: `bench-new-${i}`, date: new Date(Date.now() + i).toISOString(), votes: 0 };
+    state.comments.set(doc._id, doc);
+    state.restructure();
+  });
+  const vote = timed(n, (i) => {
+    const doc = comments[(i * 7919) % comments.length]!;
+    const current = state.comments.get(doc._id)!;
+    state.comments.set(doc._id, changedComment(current, { votes: current.votes + 1, votesUp: current.votesUp + 1 }));
+    state.touch(doc._id);
+  });
+  const view = timed(n, (i) => {
+    const doc = comments[(i * 104_729) % comments.length]!;
+    const current = state.comments.get(doc._id)!;
+    state.comments.set(doc._id, changedComment(current, { votes: current.votes + 1 }));
+    state.touch(doc._id);
+    publicListJson(publicSource(state), VIEW, null, '');
+  });
+  const remove = timed(n, (i) => {
+    state.comments.delete(`bench-new-${i}`);
+    state.restructure();
+  });
+  return { insert, vote, view, remove };
 }
 
 async function postComment(server: ServerProcess, i: number): Promise<string> {
@@ -110,6 +171,9 @@ async function run(ctx: SuiteContext): Promise<void> {
     await server.stop();
     const heap = await heapPerComment(dataDir, tenant.tenantId);
     ctx.figure({ key: `heapPerComment${size}`, label: `heap per resident comment beyond its text, ${heap.comments} comments`, value: heap.bytes, unit: 'B', digits: 0 });
+    for (const [name, cost] of Object.entries(heap.ops)) {
+      ctx.figure({ key: `op_${name}_${size}`, label: `${size} comments: one ${name} on the page state (mean; worst of 200 ${cost.max.toFixed(0)} µs)`, value: cost.mean, unit: 'µs', digits: 1 });
+    }
     ctx.figure({ key: `stateLoadMs${size}`, label: `load and index ${heap.comments} comments into a page state (this process)`, value: heap.loadMs, unit: 'ms', digits: 0 });
     server = await ctx.startServer({ env, tenant });
     const started = performance.now();
@@ -127,6 +191,7 @@ async function run(ctx: SuiteContext): Promise<void> {
     const votes = createHistogram();
     let writing = true;
     await loopDelay(metricsPort);
+    const handlers0 = await pageHandlers(metricsPort);
     const cpu0 = processCpuSeconds(server.pid) ?? 0;
     const t0 = performance.now();
     let next = from;
@@ -162,6 +227,8 @@ async function run(ctx: SuiteContext): Promise<void> {
     const seconds = (performance.now() - t0) / 1000;
     const cpu = (processCpuSeconds(server.pid) ?? 0) - cpu0;
     const loop = await loopDelay(metricsPort);
+    const handlers1 = await pageHandlers(metricsPort);
+    const timedMessages = handlers1.count - handlers0.count;
     posted = end;
     const n = end - from;
     ctx.row({ label: `comments ${from}–${end}`, role: 'subject', throughput: n / seconds, unit: 'comments/s' });
@@ -169,6 +236,7 @@ async function run(ctx: SuiteContext): Promise<void> {
     ctx.figure({ key: `viewP99_${b}`, label: `block ${from}–${end}: concurrent page view p99 (${views.count} views)`, value: p99(views), unit: 'ms', digits: 1 });
     ctx.figure({ key: `voteP99_${b}`, label: `block ${from}–${end}: concurrent vote p99 (${votes.count} votes)`, value: p99(votes), unit: 'ms', digits: 1 });
     ctx.figure({ key: `loopP99_${b}`, label: `block ${from}–${end}: event-loop delay p99 / max ${loop.max.toFixed(1)} ms`, value: loop.p99, unit: 'ms', digits: 1 });
+    ctx.figure({ key: `slowMessages_${b}`, label: `block ${from}–${end}: page actor messages over 5 ms wall time (of ${timedMessages} timed)`, value: handlers1.over5ms - handlers0.over5ms, unit: '' });
     if (b === 0) ctx.figure({ key: 'cpuUsFirst', label: 'server CPU per comment, first block', value: (cpu / n) * 1e6, unit: 'µs', digits: 0 });
     ctx.figure({ key: 'cpuUsLast', label: 'server CPU per comment, last block', value: (cpu / n) * 1e6, unit: 'µs', digits: 0 });
     for (const size of SNAPSHOTS) if (from < size && end >= size && size < total) await coldAt(size);
