@@ -4,8 +4,11 @@ import { en } from '../../translations/en.js';
 /** Strings by key. */
 export type Strings = Readonly<Record<string, string>>;
 
-/** Used until the server's strings arrive (and if they never do): the server's own English catalog. */
-export const FALLBACK: Strings = en['comment-ui']!;
+/**
+ * Used until the server's strings arrive (and if they never do): the server's own English
+ * catalog, of the components the widget reads.
+ */
+export const FALLBACK: Strings = { ...en['comment-ui'], ...en['comment-ui-notifications-list'], ...en['comment-ui-online-users'] };
 
 /** The string for `key` with `{name}` placeholders filled. */
 export function format(strings: Strings, key: string, values: Record<string, string | number> = {}): string {
