@@ -92,6 +92,15 @@ export class ActorCell {
   readonly #host: CellHost;
 
   #actor: Actor<Protocol> | undefined;
+
+  /** The size the system's memory bound last counted for this cell. */
+  countedBytes = 0;
+
+  /** The actor's estimate of its heap (`Actor.memoryBytes`); 1 KB before it is loaded. */
+  memoryBytes(): number {
+    return this.#actor?.memoryBytes() ?? 1024;
+  }
+
   #activation: Activation | undefined;
   #stale = false;
 

@@ -15,6 +15,11 @@ export interface ActorSystemOptions {
   maxActive?: number;
   /** An actor unused this long is passivated. */
   idleMs?: number;
+  /**
+   * Heap the active actors may hold together, by their own estimates (`Actor.memoryBytes`, taken at
+   * each use); beyond it the least recently used are passivated. Undefined or 0: no bound.
+   */
+  maxMemoryBytes?: number;
   /** Default time an `ask` waits for its reply. */
   askTimeoutMs?: number;
   /** Messages queued per actor before `ask` is refused with `overloaded`. */
@@ -119,6 +124,24 @@ export class ActorSystem {
   readonly #deadlines = new Deadlines<PendingAsk>();
   readonly #host: CellHost;
   #closing = false;
+  readonly #maxBytes: number;
+
+  /**
+   * Marks a cell used. Under a memory bound its size is taken again: the cache keeps the size of
+   * an entry set again with the same value, so a changed one is removed first (in the same turn,
+   * which does not passivate it: see `dispose`).
+   */
+  #use(key: string, cell: ActorCell): void {
+    if (this.#maxBytes > 0) {
+      // One actor larger than the whole bound counts as the bound: it stays, and every other goes.
+      const size = Math.max(1, Math.min(this.#maxBytes, Math.round(cell.memoryBytes())));
+      if (size !== cell.countedBytes) {
+        this.#lru.delete(key);
+        cell.countedBytes = size;
+      }
+    }
+    this.#lru.set(key, cell);
+  }
   #router: ActorRouter | undefined;
 
   constructor(options: ActorSystemOptions) {
@@ -126,8 +149,11 @@ export class ActorSystem {
     this.bus = options.bus ?? new EventBus();
     this.#askTimeoutMs = options.askTimeoutMs ?? 10_000;
     const idleMs = options.idleMs ?? 300_000;
+    const maxBytes = options.maxMemoryBytes ?? 0;
+    this.#maxBytes = maxBytes;
     this.#lru = new LRUCache<string, ActorCell>({
       max: options.maxActive ?? 50_000,
+      ...(maxBytes > 0 ? { maxSize: maxBytes, sizeCalculation: (cell: ActorCell) => cell.countedBytes } : {}),
       ttl: idleMs,
       updateAgeOnGet: false,
       // Eviction only marks the cell: a busy cell is passivated once its writes are durable.
@@ -236,7 +262,7 @@ export class ActorSystem {
     }
     if (keep) {
       cell.keep();
-      this.#lru.set(key, cell);
+      this.#use(key, cell);
     }
     const target = cell;
     return new Promise<unknown>((resolve, reject) => {
@@ -382,7 +408,7 @@ export class ActorSystem {
       this.#cells.set(key, cell);
     }
     cell.keep();
-    this.#lru.set(key, cell);
+    this.#use(key, cell);
     return cell;
   }
 }

@@ -64,6 +64,11 @@ export abstract class Actor<P extends Protocol> {
   /** Called when the actor is passivated (idle, all writes durable). */
   onStop(): void {}
 
+  /** About how many bytes of heap the actor's state holds (for the system's memory bound); small by default. */
+  memoryBytes(): number {
+    return 1024;
+  }
+
   protected get key(): string {
     return this.#ctx.key;
   }

@@ -100,6 +100,9 @@ export const SETTINGS = {
   maxUploadBytes: setting('MAX_UPLOAD_BYTES', '--max-upload-bytes', 10_485_760, int, 'Largest image file `POST /upload-image` accepts (the whole request body); larger ones get 413 `body-too-large`.'),
   maxUploadPixels: setting('MAX_UPLOAD_PIXELS', '--max-upload-pixels', 40_000_000, int, 'Most pixels (width × height) an uploaded image may have; more get 422 `image-too-many-pixels` before it is decoded.'),
   uploadsPerHour: setting('UPLOADS_PER_HOUR', '--uploads-per-hour', 60, int, 'Images one client may upload per hour (a quarter of them at once).'),
+  liveVoteCoalesce: setting('LIVE_VOTE_COALESCE', '--live-vote-coalesce', 20_000, int, 'Vote events per second × live subscribers of a page from which its vote frames are folded into `cvc` frames (`changes`: net vote change per comment); 0: never.'),
+  maxActorMemoryMb: setting('MAX_ACTOR_MEMORY_MB', '--max-actor-memory-mb', 1024, int, 'Heap the active actors may hold together, by their estimates (a page: about 5 KB per comment); beyond it the least recently used idle ones are passivated. 0: no bound.'),
+  liveVoteWindowMs: setting('LIVE_VOTE_WINDOW_MS', '--live-vote-window-ms', 100, int, 'How long one `cvc` frame of a hot page sums votes, in milliseconds.'),
 } as const;
 
 type Settings = typeof SETTINGS;

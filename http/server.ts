@@ -117,6 +117,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     store,
     bus,
     maxActive: config.maxActiveActors,
+    maxMemoryBytes: config.maxActorMemoryMb * 1024 * 1024,
     idleMs: config.actorIdleMs,
     askTimeoutMs: config.askTimeoutMs,
     mailboxLimit: config.mailboxLimit,

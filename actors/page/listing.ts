@@ -9,6 +9,7 @@
  * - `MR` most relevant: votes (up minus down) descending, then newest first.
  */
 import type { CommentDoc } from './comment-doc.js';
+import type { OrderedIds } from './sorted-ids.js';
 
 /** The API's `SortDirections`. */
 export const SORT_DIRECTIONS = { oldestFirst: 'OF', newestFirst: 'NF', mostRelevant: 'MR' } as const;
@@ -46,9 +47,9 @@ export interface ListQuery {
 export interface ListSource {
   doc(id: string): CommentDoc | undefined;
   /** Visible comments of the page, in this order. */
-  sorted(direction: SortDirection): readonly string[];
+  sorted(direction: SortDirection): OrderedIds;
   /** Visible replies of a comment (null: top-level comments), in this order. */
-  children(parentId: string | null, direction: SortDirection): readonly string[];
+  children(parentId: string | null, direction: SortDirection): OrderedIds;
   /** The comment's API JSON (an object literal). */
   json(id: string): string;
 }
@@ -112,7 +113,7 @@ function blockedOut(source: ListSource, viewer: Viewer | undefined, id: string):
 }
 
 /** The ids a read returns at its top level, before paging. */
-function topLevel(source: ListSource, q: ListQuery, viewer: Viewer | undefined): readonly string[] {
+function topLevel(source: ListSource, q: ListQuery, viewer: Viewer | undefined): OrderedIds {
   const base = q.parentId === undefined ? source.sorted(q.direction) : source.children(q.parentId, q.direction);
   const filtering = hasFilters(q) || (viewer !== undefined && viewer.blocked.size > 0);
   if (!filtering) return base;

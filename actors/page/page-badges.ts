@@ -57,7 +57,9 @@ export function setUserBadges(host: PageHost, userId: string, badges: readonly R
   const { state } = host;
   const value = badges.length === 0 ? null : [...badges];
   const changed: string[] = [];
-  for (const doc of [...state.comments.values()]) {
+  // Only the user's comments, from the page's author index.
+  for (const id of [...state.comments.index.byAuthor('userId', userId)]) {
+    const doc = state.comments.get(id)!;
     if (doc.userId !== userId || JSON.stringify(doc.badges) === JSON.stringify(value)) continue;
     const next = changedComment(doc, { badges: value });
     saveComment(host, next);

@@ -181,17 +181,25 @@ export async function deleteComment(host: PageHost, current: CommentDoc, isLive:
   return { deletedCount: ids.length };
 }
 
-/** Whether the author (same user id, email, or anonymous name) already posted this text here. */
+/**
+ * Whether the author (same user id, email, or anonymous name) already posted this text here:
+ * only that author's comments are looked at, found through the page's author index.
+ */
 function isRepeat(host: PageHost, input: NewCommentInput, text: string): boolean {
   const key = repeatKey(text);
   const email = input.commenterEmail?.toLowerCase() ?? null;
-  for (const doc of host.state.comments.values()) {
-    const sameAuthor =
-      (input.userId !== null && doc.userId === input.userId) ||
-      (input.anonUserId != null && doc.anonUserId === input.anonUserId) ||
-      (email !== null && doc.commenterEmail?.toLowerCase() === email) ||
-      (input.userId === null && email === null && doc.authorKey === null && doc.commenterName === input.commenterName);
-    if (sameAuthor && repeatKey(doc.comment) === key) return true;
+  const { comments } = host.state;
+  const index = comments.index;
+  const candidates: ReadonlySet<string>[] = [];
+  if (input.userId !== null) candidates.push(index.byAuthor('userId', input.userId));
+  if (input.anonUserId != null) candidates.push(index.byAuthor('anonUserId', input.anonUserId));
+  if (email !== null) candidates.push(index.byAuthor('email', email));
+  if (input.userId === null && email === null && input.commenterName != null) candidates.push(index.byAuthor('name', input.commenterName));
+  for (const ids of candidates) {
+    for (const id of ids) {
+      const doc = comments.get(id);
+      if (doc !== undefined && repeatKey(doc.comment) === key) return true;
+    }
   }
   return false;
 }

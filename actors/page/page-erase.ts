@@ -18,6 +18,7 @@ import { syncPage } from './page-record.js';
 import { type PageHost, saveComment } from './page-state.js';
 import { queueWebhooks } from './page-webhooks.js';
 import { WEBHOOK_EVENTS, type WebhookTarget } from '../webhook/protocol.js';
+import { LoopYielder } from './yield-loop.js';
 
 /** How a user's comments go: removed (`commentDeleteMode` 0, the default) or anonymized (1). */
 export type EraseMode = 'remove' | 'anonymize';
@@ -61,7 +62,9 @@ export async function eraseUserComments(host: PageHost, request: EraseRequest): 
   const { state } = host;
   let changed = 0;
   const withPolls: string[] = [];
+  const yielder = new LoopYielder();
   for (const id of request.commentIds) {
+    await yielder.tick();
     const doc = state.comments.get(id);
     if (doc === undefined || doc.userId !== request.userId) continue;
     changed++;

@@ -12,6 +12,7 @@ import { syncPage } from './page-record.js';
 import { type PageHost, saveComment } from './page-state.js';
 import type { PageProtocol } from './protocol.js';
 import { VOTES } from './vote-doc.js';
+import { LoopYielder } from './yield-loop.js';
 
 /** `importComments`: stores the comments this page does not have yet, with their votes. */
 export async function importComments(host: PageHost, { page, comments, votes }: PageProtocol['importComments']['in']): Promise<PageProtocol['importComments']['out']> {
@@ -22,7 +23,9 @@ export async function importComments(host: PageHost, { page, comments, votes }: 
   // A comment imported before may have been moved to another page since: storage knows.
   const unknown = comments.filter((doc) => !state.comments.has(doc._id)).map((doc) => doc._id);
   const elsewhere = new Set(unknown.length === 0 ? [] : (await host.store.find(COMMENTS, { _id: { $in: unknown } })).map((doc) => doc._id));
+  const yielder = new LoopYielder();
   for (const doc of comments) {
+    await yielder.tick();
     if (seen.has(doc._id) || state.comments.has(doc._id) || elsewhere.has(doc._id)) {
       existing.push(doc._id);
       continue;
@@ -34,6 +37,7 @@ export async function importComments(host: PageHost, { page, comments, votes }: 
     created.push(stored._id);
   }
   for (const vote of votes) {
+    await yielder.tick();
     if (!seen.has(vote.commentId)) continue;
     const stored = { ...vote, tenantId: state.tenantId, urlId: state.urlId };
     host.insert(VOTES, stored);

@@ -18,6 +18,7 @@ import { queueWebhooks, webhookEvents, webhookOps } from './page-webhooks.js';
 import { type PendingWebhookEventDoc, WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { PAGE_REACTS, reactDocId } from './react-doc.js';
 import { VOTES } from './vote-doc.js';
+import { LoopYielder } from './yield-loop.js';
 
 /**
  * Forgets a comment with its votes and flags, reporting each stored document through
@@ -51,7 +52,9 @@ export async function moveOut(host: PageHost, next: CommentDoc, target: string, 
   const poll = state.polls.get(next._id);
   const polls: { id: string; isLocked: boolean }[] = [];
   let top: CommentDoc = next;
+  const yielder = new LoopYielder();
   for (const id of ids) {
+    await yielder.tick();
     const doc = id === next._id ? next : state.comments.get(id)!;
     const moved = changedComment(doc, { urlId: target, parentId: id === next._id ? null : doc.parentId });
     if (id === next._id) top = moved;
@@ -83,7 +86,9 @@ export async function renamePage(host: PageHost, { pageId, urlId: target, webhoo
   const nowIso = new Date(clock.now()).toISOString();
   const ops: WriteOp[] = [{ op: 'put', collection: PAGES, doc: { ...page, urlId: target, updatedAt: nowIso } }];
   const events: PendingWebhookEventDoc[] = [];
-  for (const doc of state.comments.values()) {
+  const yielder = new LoopYielder();
+  for (const doc of [...state.comments.values()]) {
+    await yielder.tick();
     const moved = changedComment(doc, { urlId: target });
     ops.push({ op: 'put', collection: COMMENTS, doc: moved });
     events.push(...webhookEvents(state.tenantId, webhooks, WEBHOOK_EVENTS.updated, moved));

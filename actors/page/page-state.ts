@@ -11,9 +11,10 @@ import type { LiveEvent } from '../live/live-events.js';
 import type { PollView } from '../poll/poll-model.js';
 import type { PendingWebhookEventDoc } from '../webhook/protocol.js';
 import type { BadgeEventDoc } from '../badge/badge-model.js';
-import { COMMENTS, type CommentDoc, commentView, isVisible } from './comment-doc.js';
+import { COMMENTS, type CommentDoc, commentView } from './comment-doc.js';
 import type { FlagDoc } from './flag-doc.js';
-import { comparator, type ListSource, type SortDirection } from './listing.js';
+import type { ListSource } from './listing.js';
+import { CommentMap } from './page-index.js';
 import type { PageDoc } from './page-doc.js';
 import { REACT_KINDS, type ReactDoc } from './react-doc.js';
 import { VoteIndex } from './vote-index.js';
@@ -56,7 +57,8 @@ export class PageState {
   readonly tenantId: string;
   readonly urlId: string;
   page: PageDoc | null = null;
-  readonly comments = new Map<string, CommentDoc>();
+  /** The comments held, with their orders and counts kept in step (page-index.ts). */
+  readonly comments = new CommentMap();
   readonly votes: VoteIndex;
   readonly flags = new Map<string, FlagDoc>();
   /** Likes and reactions by document id; change them through `addReact` and `removeReact`. */
@@ -70,10 +72,10 @@ export class PageState {
   readonly countsDirty = new Set<string>();
   flushTimer: NodeJS.Timeout | undefined;
 
-  // Read caches, dropped as the state they derive from changes.
-  readonly #json = new Map<string, string>();
-  readonly #sorted = new Map<SortDirection, string[]>();
-  readonly #childIndex = new Map<SortDirection, Map<string | null, string[]>>();
+  // Read caches. Per-comment JSON is checked against the document and poll it was made from.
+  readonly #json = new Map<string, { doc: CommentDoc; poll: PollView | undefined; json: string }>();
+  /** Replaced whenever any comment changes: caches derived from the comments key on it. */
+  #version: object = {};
   /** Serialised list answers, by key; also published as a view, which `onAnswersDropped` clears. */
   readonly answers = new Map<string, Buffer>();
   readonly #onAnswersDropped: () => void;
@@ -83,6 +85,14 @@ export class PageState {
     this.urlId = urlId;
     this.votes = new VoteIndex(tenantId, urlId);
     this.#onAnswersDropped = onAnswersDropped;
+    this.comments.onChange = () => {
+      this.#version = {};
+    };
+  }
+
+  /** An object replaced whenever any comment of the page changes. */
+  version(): object {
+    return this.#version;
   }
 
   /** Forgets everything held (before a reload, or after the page moved away). */
@@ -94,6 +104,7 @@ export class PageState {
     this.clearReacts();
     this.polls.clear();
     this.countsDirty.clear();
+    this.#json.clear();
     this.restructure();
   }
 
@@ -131,27 +142,15 @@ export class PageState {
 
   /** Visible comments and visible top-level comments: the page record's calculated counts. */
   counts(): { commentCount: number; rootCommentCount: number } {
-    let commentCount = 0;
-    let rootCommentCount = 0;
-    for (const doc of this.comments.values()) {
-      if (!isVisible(doc)) continue;
-      commentCount++;
-      if (doc.parentId === null) rootCommentCount++;
-    }
-    return { commentCount, rootCommentCount };
+    const index = this.comments.index;
+    return { commentCount: index.commentCount, rootCommentCount: index.rootCommentCount };
   }
 
   /** The comment and every reply under it, parents before replies. */
   subtree(rootId: string): string[] {
-    const byParent = new Map<string, string[]>();
-    for (const doc of this.comments.values()) {
-      if (doc.parentId === null) continue;
-      const list = byParent.get(doc.parentId);
-      if (list === undefined) byParent.set(doc.parentId, [doc._id]);
-      else list.push(doc._id);
-    }
+    const index = this.comments.index;
     const out = [rootId];
-    for (let i = 0; i < out.length; i++) for (const child of byParent.get(out[i]!) ?? []) out.push(child);
+    for (let i = 0; i < out.length; i++) for (const child of index.replies(out[i]!)) out.push(child);
     return out;
   }
 
@@ -160,12 +159,11 @@ export class PageState {
     this.#json.delete(id);
   }
 
-  /** One comment changed, but not its visibility, date or level: only the vote order may move. */
+  /** One comment changed, but not its visibility, date or level (the indexes moved it already). */
   touch(id: string): void {
     this.#json.delete(id);
+    this.#version = {};
     this.dropAnswers();
-    this.#sorted.delete('MR');
-    this.#childIndex.delete('MR');
   }
 
   /** Called whenever what readers see may have changed (the widget API's answers go then). */
@@ -179,46 +177,26 @@ export class PageState {
     this.#onAnswersDropped();
   }
 
-  /** The set of visible comments, their dates or levels changed. */
+  /** The set of visible comments, their dates or levels changed (the indexes follow by themselves). */
   restructure(): void {
-    this.#json.clear();
+    this.#version = {};
     this.dropAnswers();
-    this.#sorted.clear();
-    this.#childIndex.clear();
   }
 
-  /** What listing reads, over the caches. */
+  /** What listing reads, over the indexes and caches. */
   source(): ListSource {
+    const index = this.comments.index;
     return {
       doc: (id) => this.comments.get(id),
-      sorted: (direction) => {
-        let ids = this.#sorted.get(direction);
-        if (ids === undefined) {
-          ids = [...this.comments.values()].filter(isVisible).sort(comparator(direction)).map((d) => d._id);
-          this.#sorted.set(direction, ids);
-        }
-        return ids;
-      },
-      children: (parentId, direction) => {
-        let index = this.#childIndex.get(direction);
-        if (index === undefined) {
-          index = new Map();
-          const docs = [...this.comments.values()].filter(isVisible).sort(comparator(direction));
-          for (const doc of docs) {
-            const list = index.get(doc.parentId);
-            if (list === undefined) index.set(doc.parentId, [doc._id]);
-            else list.push(doc._id);
-          }
-          this.#childIndex.set(direction, index);
-        }
-        return index.get(parentId) ?? [];
-      },
+      sorted: (direction) => index.sorted(direction),
+      children: (parentId, direction) => index.children(parentId, direction),
       json: (id) => {
-        let json = this.#json.get(id);
-        if (json === undefined) {
-          json = JSON.stringify(this.view(this.comments.get(id)!));
-          this.#json.set(id, json);
-        }
+        const doc = this.comments.get(id)!;
+        const poll = this.polls.get(id);
+        const hit = this.#json.get(id);
+        if (hit !== undefined && hit.doc === doc && hit.poll === poll) return hit.json;
+        const json = JSON.stringify(this.view(doc));
+        this.#json.set(id, { doc, poll, json });
         return json;
       },
     };

@@ -19,7 +19,9 @@
 import type { CommentDoc } from './comment-doc.js';
 import { editKeyFor } from './edit-key.js';
 import type { SortDirection } from './listing.js';
+import { PinnedFirst } from './pinned-first.js';
 import { isOwnComment, ownFields, publicCommentJson } from './public-comment.js';
+import type { OrderedIds } from './sorted-ids.js';
 
 /** A widget read with every default resolved by the route. */
 export interface PublicListQuery {
@@ -62,9 +64,11 @@ export interface PublicReader {
 export interface PublicSource {
   doc(id: string): CommentDoc | undefined;
   /** Visible comments of every level, in this order. */
-  sorted(direction: SortDirection): readonly string[];
+  sorted(direction: SortDirection): OrderedIds;
   /** Visible replies of a comment (null: root comments), in this order. */
-  children(parentId: string | null, direction: SortDirection): readonly string[];
+  children(parentId: string | null, direction: SortDirection): OrderedIds;
+  /** Visible root comments that are pinned. */
+  pinnedRoots(): ReadonlySet<string>;
   /** Comments held that readers do not see (awaiting approval, spam): a reader's own are shown to them. */
   hidden(): readonly CommentDoc[];
   /** The poll of a comment, if it has one. */
@@ -95,29 +99,21 @@ function sharedJson(source: PublicSource, doc: CommentDoc): string {
 }
 
 /** Root lists with pinned comments first, per version of the page and per sorted list. */
-const pinnedOrders = new WeakMap<object, WeakMap<readonly string[], readonly string[]>>();
+const pinnedOrders = new WeakMap<object, WeakMap<OrderedIds, OrderedIds>>();
 
 /** Pinned first, the rest in the order given; kept per version, so a read does not scan the page. */
-function pinnedFirst(source: PublicSource, ids: readonly string[]): readonly string[] {
+function pinnedFirst(source: PublicSource, ids: OrderedIds): OrderedIds {
+  const pinned = source.pinnedRoots();
+  if (pinned.size === 0) return ids;
   const version = source.version();
   let lists = pinnedOrders.get(version);
   if (lists === undefined) pinnedOrders.set(version, (lists = new WeakMap()));
   let ordered = lists.get(ids);
   if (ordered === undefined) {
-    ordered = pinnedFirstOf(source, ids);
+    ordered = new PinnedFirst(ids, pinned);
     lists.set(ids, ordered);
   }
   return ordered;
-}
-
-function pinnedFirstOf(source: PublicSource, ids: readonly string[]): readonly string[] {
-  let pinned = 0;
-  for (const id of ids) if (source.doc(id)?.isPinned) pinned++;
-  if (pinned === 0) return ids;
-  const out: string[] = [];
-  for (const id of ids) if (source.doc(id)!.isPinned) out.push(id);
-  for (const id of ids) if (!source.doc(id)!.isPinned) out.push(id);
-  return out;
 }
 
 /** Builds one answer: shared by every anonymous reader when `reader` is null. */
@@ -141,7 +137,7 @@ class Builder {
   }
 
   /** Replies of a comment (null: roots) as this reader sees them: the reader's held ones first. */
-  kids(parentId: string | null): readonly string[] {
+  kids(parentId: string | null): OrderedIds {
     const visible = this.source.children(parentId, this.q.direction);
     const ordered = parentId === null ? pinnedFirst(this.source, visible) : visible;
     const own = this.#pending.get(parentId);
@@ -192,7 +188,7 @@ class Builder {
     while (stack.length > 0) {
       const next = stack.pop()!;
       out.push(this.item(next));
-      const kids = this.kids(next);
+      const kids = this.kids(next).slice();
       for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
     }
   }
@@ -212,7 +208,7 @@ function matchesSearch(doc: CommentDoc, q: PublicListQuery): boolean {
 }
 
 /** Where the answer's slice of root comments starts, and the page number it is. */
-function window(source: PublicSource, q: PublicListQuery, roots: readonly string[]): { start: number; end: number; pageNumber: number } {
+function window(source: PublicSource, q: PublicListQuery, roots: OrderedIds): { start: number; end: number; pageNumber: number } {
   const limit = q.limit;
   if (q.afterCommentId !== null) {
     const at = roots.indexOf(q.afterCommentId);

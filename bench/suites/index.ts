@@ -8,6 +8,7 @@ import { engineHotActor } from './engine-hot-actor.js';
 import { engineVotes } from './engine-votes.js';
 import { fanout } from './fanout.js';
 import { httpBearer } from './http-bearer.js';
+import { hotPage } from './hot-page.js';
 import { httpMe } from './http-me.js';
 import { pollVotes } from './poll-votes.js';
 import { notifyFanout } from './notify-fanout.js';
@@ -23,4 +24,4 @@ import { publicVotes } from './public-votes.js';
 import { publicFanout } from './public-fanout.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout, hotPage];

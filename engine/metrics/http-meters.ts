@@ -7,17 +7,26 @@
 import { Count, CountFamily, LATENCY_BUCKETS, Timing, TimingFamily } from './families.js';
 import { metricsState, PREFIX, register, TIMING_SAMPLE } from './registry.js';
 
-const requests = register(new CountFamily('counter', `${PREFIX}http_requests_total`, 'HTTP requests answered, by route pattern, method and status class.', ['route', 'method', 'status_class']));
+/**
+ * Children of the per-route families are made when routes are compiled (five status classes a
+ * route, and its preflight): the route table bounds them, so the cap only has to exceed it.
+ */
+const ROUTE_SERIES_CAP = 8000;
+
+const requests = register(
+  new CountFamily('counter', `${PREFIX}http_requests_total`, 'HTTP requests answered, by route pattern, method and status class.', ['route', 'method', 'status_class'], ROUTE_SERIES_CAP),
+);
 const latency = register(
   new TimingFamily(
     `${PREFIX}http_request_duration_seconds`,
     `Time from a request read to its answer written, by route pattern and method; one request in ${TIMING_SAMPLE} per route is timed (counts: ${PREFIX}http_requests_total).`,
     LATENCY_BUCKETS,
     ['route', 'method'],
+    ROUTE_SERIES_CAP,
   ),
 );
-const requestBytes = register(new CountFamily('counter', `${PREFIX}http_request_body_bytes_total`, 'Request body bytes received, by route pattern.', ['route']));
-const responseBytes = register(new CountFamily('counter', `${PREFIX}http_response_body_bytes_total`, 'Response body size sent, by route pattern (bytes of binary bodies, characters of text ones).', ['route']));
+const requestBytes = register(new CountFamily('counter', `${PREFIX}http_request_body_bytes_total`, 'Request body bytes received, by route pattern.', ['route'], ROUTE_SERIES_CAP));
+const responseBytes = register(new CountFamily('counter', `${PREFIX}http_response_body_bytes_total`, 'Response body size sent, by route pattern (bytes of binary bodies, characters of text ones).', ['route'], ROUTE_SERIES_CAP));
 const refusals = register(new CountFamily('counter', `${PREFIX}http_refusals_total`, 'Refused requests and websocket upgrades, by error code (the error catalog).', ['code']));
 const tenantRequests = register(
   new CountFamily('counter', `${PREFIX}tenant_http_requests_total`, 'Authenticated API requests of the tenants named in METRICS_TENANTS, by status class.', ['tenant', 'status_class'], 400),

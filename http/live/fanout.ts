@@ -6,9 +6,20 @@ import type { BusListener } from '../../engine/event-bus.js';
 import { log } from '../../engine/log.js';
 import { livePublished } from '../../engine/metrics/live-meters.js';
 import type { EventLogFeeder } from './event-log-feeder.js';
+import { VoteCoalescer } from './vote-coalescer.js';
 
 /** Cluster mode: carries this node's events, stamped, to the other nodes (`engine/cluster/live-relay.ts`). */
 export type LiveRelaySend = (topic: string, event: unknown) => void;
+
+/** When vote frames of a page are folded into `cvc` frames (vote-coalescer.ts). */
+export interface CoalesceOptions {
+  /** Vote events per second × subscribers of a page from which its votes are folded; 0: never. */
+  readonly threshold: number;
+  /** How long one `cvc` frame sums votes, ms. */
+  readonly windowMs: number;
+}
+
+const NO_COALESCING: CoalesceOptions = { threshold: 0, windowMs: 0 };
 
 /** Where fanned-out events go: the websocket server's topics (`HttpServer` is one). */
 export interface LiveTransport {
@@ -34,8 +45,10 @@ export interface LiveTransport {
  * node's sockets: the publishing node alone logs them. A remote stamp also advances this
  * node's, so an event published here after one seen from elsewhere is stamped later.
  */
-export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder, relay?: LiveRelaySend): BusListener {
+export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder, relay?: LiveRelaySend, coalesce: CoalesceOptions = NO_COALESCING): BusListener {
   let lastStamp = 0;
+  // Page frames go through the coalescer, which folds the vote frames of hot pages (vote-coalescer.ts).
+  const pages = new VoteCoalescer((topic, event) => transport.publish(topic, encodeLiveEvent(event)), coalesce.threshold, coalesce.windowMs);
   return (topic, published, remote) => {
     const address = parseTopic(topic);
     if (address === undefined) {
@@ -51,7 +64,8 @@ export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder, rel
       if (typeof stamp === 'number' && stamp > lastStamp) lastStamp = stamp;
       const listening = transport.subscribers(topic);
       livePublished(address.kind, true, listening);
-      if (listening > 0) transport.publish(topic, encodeLiveEvent(published as LiveEvent));
+      if (address.kind === 'page') pages.deliver(topic, published as LiveEvent, listening);
+      else if (listening > 0) transport.publish(topic, encodeLiveEvent(published as LiveEvent));
       return;
     }
     lastStamp = Math.max(clock.now(), lastStamp);
@@ -65,7 +79,7 @@ export function liveFanout(transport: LiveTransport, feeder: EventLogFeeder, rel
       return;
     }
     // Encoded only for a page someone listens to; the log encodes an entry when it is read.
-    if (listening > 0) transport.publish(topic, encodeLiveEvent(event));
+    pages.deliver(topic, event, listening);
     if (event.type !== LIVE_EVENT_TYPES.presenceUpdate) feeder.add(address.tenantId, address.id, event);
     relay?.(topic, event);
   };

@@ -34,7 +34,7 @@ export function startLive(http: HttpServer, services: AppServices, cluster?: Liv
   const sub = new SubChannel(services.liveIds, services.system, services.limits, cluster?.follow, services.presence, services.config.openSitesWithoutDomains);
   http.live('/sub', sub.behavior);
   const feeder = new EventLogFeeder(services.system);
-  const unlisten = services.bus.listen(liveFanout(http, feeder, cluster?.send));
+  const unlisten = services.bus.listen(liveFanout(http, feeder, cluster?.send, { threshold: services.config.liveVoteCoalesce, windowMs: services.config.liveVoteWindowMs }));
   const unlistenSub = services.bus.listen(sub.onBusEvent);
   const unlistenPresence = services.bus.listen(services.presence.onBusEvent);
   const unlistenConfig = services.bus.listen(configPush(services.system, services.bus, services.presence));

@@ -20,6 +20,7 @@ select,input,textarea{background:var(--bg);border:1px solid var(--muted);border-
 textarea{width:100%;min-height:70px;resize:vertical}
 form{display:grid;gap:6px;margin:8px 0}
 .row{display:flex;gap:8px;flex-wrap:wrap;align-items:center}
+.online{display:flex;gap:4px 12px;flex-wrap:wrap;list-style:none;margin:0 0 8px;padding:0}
 .row input{flex:1 1 160px}
 label{display:grid;gap:2px;font-size:.9em;color:var(--muted)}
 .count,.meta{font-size:.85em;color:var(--muted)}

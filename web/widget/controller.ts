@@ -9,6 +9,7 @@ import { LiveChannel, type LiveFrame } from './live.js';
 import { renderComment } from '../../actors/page/render.js';
 import type { Formatting } from '../shared/components/comment-form.js';
 import { NotificationBell } from './notifications.js';
+import { OnlineUsers } from './online-users.js';
 import { defaultUrlId, newBroadcastId, sessionStore } from './page-identity.js';
 
 /** An error to show beside the control that caused it. */
@@ -74,6 +75,8 @@ export class WidgetController {
   isModerator = false;
   /** The reader's notifications (web/widget/notifications.ts). */
   readonly bell: NotificationBell;
+  /** Who is online on the page (web/widget/online-users.ts). */
+  readonly onlineUsers: OnlineUsers;
   readonly #sent = new Set<string>();
   #live: LiveChannel | undefined;
   #destroyed = false;
@@ -92,6 +95,7 @@ export class WidgetController {
     this.permalink = this.jumpTo;
     this.wsHost = (config.wsHost || config.apiHost || origin).replace(/\/$/, '');
     this.bell = new NotificationBell(this);
+    this.onlineUsers = new OnlineUsers(this);
   }
 
   readonly wsHost: string;
@@ -198,6 +202,7 @@ export class WidgetController {
         (event) => this.onLive(event),
         (connected) => {
           this.connected = connected;
+          if (connected) this.onlineUsers.stale();
           this.changed();
         },
         // The first catch-up covers what happened between this read and the socket's opening.
@@ -493,6 +498,7 @@ export class WidgetController {
       }
       case 'p-u':
         if (typeof event['sc'] === 'number') this.online = Math.max(1, event['sc']);
+        this.onlineUsers.stale();
         break;
       case 'notification': {
         const text = this.bell.received(event['notification']);
@@ -518,6 +524,7 @@ export class WidgetController {
   destroy(): void {
     this.#destroyed = true;
     this.#live?.close();
+    this.onlineUsers.close();
   }
 }
 

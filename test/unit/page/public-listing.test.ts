@@ -54,6 +54,7 @@ function source(docs: CommentDoc[], votes: Record<string, { id: string; directio
       return index.get(parentId) ?? [];
     },
     hidden: () => docs.filter((d) => !d.approved || d.isSpam),
+    pinnedRoots: () => new Set(visible.filter((d) => d.parentId === null && d.isPinned).map((d) => d._id)),
     version: () => version,
     poll: () => undefined,
     voteOf: (commentId, voterKey) => votes[`${commentId}|${voterKey}`],

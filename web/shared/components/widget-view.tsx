@@ -4,6 +4,7 @@ import type { WidgetController } from '../../widget/controller.js';
 import { CommentForm } from './comment-form.js';
 import { CommentItem } from './comment-item.js';
 import { Bell } from './bell.js';
+import { OnlineList } from './online-list.js';
 
 const SORTS: ReadonlyArray<readonly [SortDirection, string]> = [
   ['MR', 'SORT_MOST_RELEVANT'],
@@ -58,6 +59,7 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
         {sso?.loginURL && !c.user && <a href={sso.loginURL}>{c.t('LOG_IN')}</a>}
         {sso?.logoutURL && c.user && <a href={sso.logoutURL}>{c.t('LOG_OUT')}</a>}
       </div>
+      {!c.ssr && <OnlineList c={c} />}
       <div class="sr" aria-live="polite" role="status">
         {c.announcement}
       </div>
