@@ -15,6 +15,7 @@ import { BLOCKS } from '../actors/block/protocol.js';
 import { POLL_COLLECTIONS } from '../actors/poll/poll-model.js';
 import { QUESTION_COLLECTIONS } from '../actors/question/question-model.js';
 import { BADGE_COLLECTIONS } from '../actors/badge/badge-model.js';
+import { BANNED_USERS } from '../actors/moderation/ban-model.js';
 import { TENANT_COLLECTIONS } from '../actors/tenant/collections.js';
 import { USAGE_COUNTERS } from '../actors/tenant/usage.js';
 import { CUSTOM_CONFIG_PROPERTIES } from '../actors/tenant/widget-config-schema.js';
@@ -251,6 +252,14 @@ const badgeProgressFields = fields({
   'progress.2': 'number',
 });
 
+/** Bans; what a ban changed (kept for its undo) is not a field. */
+const bannedUserFields = fields({
+  ...ID,
+  ...byType('string', ['userId', 'email', 'username', 'ipHash', 'bannedByUserId', 'bannedCommentText', 'banType', 'banReason']),
+  hasEmailWildcard: 'boolean',
+  ...byType('date', ['createdAt', 'bannedUntil']),
+});
+
 const of = (collection: string, tenantField: string, fieldRefs: ResourceSpec['fields'], where?: Filter): ResourceSpec =>
   Object.freeze(where ? { collection, tenantField, where, fields: fieldRefs } : { collection, tenantField, fields: fieldRefs });
 
@@ -285,6 +294,7 @@ export const AGGREGATABLE: Readonly<Record<string, ResourceSpec>> = Object.freez
   TenantBadge: of(BADGE_COLLECTIONS.catalog, 'tenantId', tenantBadgeFields),
   UserBadge: of(BADGE_COLLECTIONS.userBadges, 'tenantId', userBadgeFields),
   UserBadgeProgress: of(BADGE_COLLECTIONS.progress, 'tenantId', badgeProgressFields),
+  BannedUser: of(BANNED_USERS, 'tenantId', bannedUserFields),
 });
 
 /**

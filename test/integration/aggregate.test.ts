@@ -329,7 +329,7 @@ for (const storage of storages()) {
         assert.deepEqual(schemaErrors('AggregationAPIError', answer), []);
       }
       assert.deepEqual(accepted.sort(), [
-        'AnonymousVote', 'BatchJob', 'BlockedUser', 'Comment', 'CustomConfig', 'CustomEmailTemplateRenderError', 'EmailToSend', 'Moderator', 'Page', 'PageReact',
+        'AnonymousVote', 'BannedUser', 'BatchJob', 'BlockedUser', 'Comment', 'CustomConfig', 'CustomEmailTemplateRenderError', 'EmailToSend', 'Moderator', 'Page', 'PageReact',
         'PendingVote', 'QuestionResult', 'SSOUser', 'Tenant', 'TenantAuditLog', 'TenantBadge', 'TenantDailyUsage', 'TenantPackage', 'User', 'UserBadge',
         'UserBadgeProgress', 'UserNotification', 'UserSubscription', 'Vote',
       ]);
