@@ -6,9 +6,17 @@
  */
 import { hash } from 'node:crypto';
 import type { Doc } from '../../storage/store.js';
-import type { QuestionResultDoc } from './question-model.js';
 
 export const QUESTION_TALLIES = 'questionTallies';
+
+/** What a tally reads of a question result (`QuestionResultDoc`). */
+export interface TalliedResult {
+  readonly questionId: string;
+  readonly urlId: string;
+  /** ISO date-time. */
+  readonly createdAt: string;
+  readonly value: number;
+}
 
 /** `day`: results of one UTC day (`key` is `YYYY-MM-DD`); `url`: results of one page (`key` is its urlId). */
 export type TallyKind = 'day' | 'url';
@@ -25,7 +33,7 @@ export interface TallyDoc extends Doc {
 }
 
 /** The ids of the two tallies a result counts in (question ids are unique across tenants). */
-export function tallyKeys(doc: Pick<QuestionResultDoc, 'questionId' | 'urlId' | 'createdAt'>): { kind: TallyKind; key: string; id: string }[] {
+export function tallyKeys(doc: Pick<TalliedResult, 'questionId' | 'urlId' | 'createdAt'>): { kind: TallyKind; key: string; id: string }[] {
   const day = doc.createdAt.slice(0, 10);
   return [
     { kind: 'day', key: day, id: `${doc.questionId}:d:${day}` },
@@ -49,7 +57,7 @@ export function counted(tally: TallyDoc, value: number, delta: 1 | -1): TallyDoc
 }
 
 /** The tallies of some results, as the actor would have written them: for seeding storage directly. */
-export function talliesOf(tenantId: string, results: Iterable<QuestionResultDoc>): TallyDoc[] {
+export function talliesOf(tenantId: string, results: Iterable<TalliedResult>): TallyDoc[] {
   const tallies = new Map<string, TallyDoc>();
   for (const doc of results) {
     for (const slot of tallyKeys(doc)) tallies.set(slot.id, counted(tallies.get(slot.id) ?? emptyTally(tenantId, doc.questionId, slot), doc.value, 1));
