@@ -200,9 +200,30 @@ for (const storage of storages()) {
       const first = page.getByRole('article', { name: 'Writer 5', exact: true });
       await first.getByRole('button', { name: 'Vote up' }).click();
       await first.getByLabel('1 votes').waitFor();
+      // The answer of the earlier sort is held until the later one is shown, so it lands last:
+      // the widget must keep the order the reader asked for last.
+      const oldest = (address: string) => {
+        const u = new URL(address);
+        return u.pathname === `/comments/${tenantId}` && u.searchParams.get('urlId') === urlId && u.searchParams.get('direction') === 'OF';
+      };
+      const held = (u: URL) => oldest(u.href);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      await page.route(held, async (route) => {
+        await released;
+        await route.continue();
+      });
+      const lateAnswer = page.waitForResponse((r) => oldest(r.url()));
       await page.getByLabel('Sort by').selectOption({ label: 'Oldest first' });
       await page.getByLabel('Sort by').selectOption({ label: 'Most relevant' });
       await page.getByRole('article').first().getByText('Number 5').waitFor();
+      release();
+      await (await lateAnswer).finished();
+      await page.unroute(held);
+      await page.getByRole('button', { name: 'Show more comments' }).click();
+      await page.getByRole('article').nth(31).waitFor();
+      assert.equal(await page.getByRole('article').count(), 32);
+      assert.equal(await page.getByRole('article').first().getByText('Number 5').count(), 1);
 
       // A permalink to a comment of the second page opens that page and focuses it.
       const ids = (await widget(t, 'GET', `/comments/${tenantId}`, { urlId, direction: 'OF', page: 1 })).body.comments.map((c: any) => c._id);

@@ -80,6 +80,8 @@ export class WidgetController {
   readonly #sent = new Set<string>();
   #live: LiveChannel | undefined;
   #destroyed = false;
+  /** Counts list reads: only the latest one's comments are shown (an earlier sort or page answering late is dropped). */
+  #reads = 0;
 
   constructor(
     config: WidgetConfig,
@@ -151,6 +153,7 @@ export class WidgetController {
   async load(first = false, more = false): Promise<void> {
     const page = more ? this.page + 1 : 0;
     const since = Date.now();
+    const read = ++this.#reads;
     let answer: Record<string, any>;
     try {
       answer = await this.api.call('GET', `/comments/${encodeURIComponent(this.tenantId)}`, {
@@ -163,24 +166,30 @@ export class WidgetController {
         ...this.identity(),
       });
     } catch (err) {
-      this.loading = false;
+      if (read !== this.#reads && !first) return;
+      if (read === this.#reads) this.loading = false;
       if (first) this.blocking = this.errorText(err);
       else this.errors.set('load', this.errorText(err));
       this.changed();
       return;
     }
-    if (!more) {
-      this.comments.clear();
-      this.order = [];
-      this.waiting.clear();
+    // Requests may answer out of order (a sort changed twice quickly): a later read decides the
+    // thread, while the reader, configuration and live channel of any answer still apply.
+    const latest = read === this.#reads;
+    if (latest) {
+      if (!more) {
+        this.comments.clear();
+        this.order = [];
+        this.waiting.clear();
+      }
+      for (const c of answer['comments'] as WidgetComment[]) {
+        if (!this.comments.has(c._id)) this.order.push(c._id);
+        this.comments.set(c._id, c);
+      }
+      this.page = answer['pageNumber'] ?? page;
+      this.hasMore = Boolean(answer['hasMore']);
+      this.commentCount = answer['commentCount'] ?? this.commentCount;
     }
-    for (const c of answer['comments'] as WidgetComment[]) {
-      if (!this.comments.has(c._id)) this.order.push(c._id);
-      this.comments.set(c._id, c);
-    }
-    this.page = answer['pageNumber'] ?? page;
-    this.hasMore = Boolean(answer['hasMore']);
-    this.commentCount = answer['commentCount'] ?? this.commentCount;
     this.isClosed = Boolean(answer['isClosed']);
     this.setUser(answer['user'] ?? null);
     if (first) this.bell.count = Number(answer['notificationCount'] ?? 0);
@@ -189,8 +198,10 @@ export class WidgetController {
     this.isModerator = moderator;
     const custom = answer['customConfig'] as Record<string, any> | undefined;
     if (custom) this.applyServerConfig(custom);
-    this.loading = false;
-    this.errors.delete('load');
+    if (latest) {
+      this.loading = false;
+      this.errors.delete('load');
+    }
     this.changed();
     this.config.commentCountUpdated?.(this.commentCount);
     this.config.onCommentsRendered?.(this.order.map((id) => this.comments.get(id)!));
