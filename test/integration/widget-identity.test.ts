@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { tabTo } from '../fixtures/widget-page.js';
@@ -29,8 +30,8 @@ for (const storage of storages()) {
       await t.destroy();
     });
 
-    const open = async (url: string, colorScheme: 'light' | 'dark' = 'light') => {
-      const reader = await openReader(url, { colorScheme });
+    const open = async (url: string, colorScheme: 'light' | 'dark' = 'light', beforeLoad?: (page: Page) => Promise<unknown>) => {
+      const reader = await openReader(url, { colorScheme, ...(beforeLoad ? { beforeLoad } : {}) });
       readers.push(reader);
       return reader.page;
     };
@@ -93,10 +94,40 @@ for (const storage of storages()) {
     });
 
     test('a site administrator pins and locks in the thread; the author sees it', async () => {
-      const author = await open(embed('mod-1', { simpleSSO: { username: 'Tom', email: 'tom@example.com' } }));
+      // The form is usable before the first list read answers: that read is taken before the post
+      // and answered only once the posted comment is shown, so its answer must not drop it.
+      let holding = true;
+      let taken!: () => void;
+      const readTaken = new Promise<void>((resolve) => (taken = resolve));
+      let answered!: () => void;
+      const firstRead = new Promise<void>((resolve) => (answered = resolve));
+      const author = await open(embed('mod-1', { simpleSSO: { username: 'Tom', email: 'tom@example.com' } }), 'light', (page) =>
+        page.route(
+          (u) => u.pathname === `/comments/${t.tenant.tenantId}`,
+          async (route) => {
+            const method = route.request().method();
+            if (method === 'GET' && holding) {
+              holding = false;
+              try {
+                const response = await route.fetch();
+                taken();
+                await page.getByRole('article', { name: 'Tom' }).waitFor();
+                await route.fulfill({ response });
+              } finally {
+                answered();
+              }
+              return;
+            }
+            if (method === 'POST') await readTaken;
+            await route.fulfill({ response: await route.fetch() });
+          },
+        ),
+      );
       await author.getByRole('textbox', { name: 'Write a comment…' }).fill('Pin me');
       await author.getByRole('button', { name: 'Post' }).click();
+      await firstRead;
       const mine = author.getByRole('article', { name: 'Tom' });
+      await mine.getByText('Pin me').waitFor();
       await mine.getByRole('button', { name: 'Edit' }).waitFor();
 
       const sso = JSON.parse(secureSso(t.tenant.apiSecret, { id: 'boss', email: 'boss@example.com', username: 'Boss', isAdmin: true }));
