@@ -80,6 +80,12 @@ export class WidgetController {
   readonly #sent = new Set<string>();
   #live: LiveChannel | undefined;
   #destroyed = false;
+  /** Counts list reads: only the latest one's comments are shown (an earlier sort or page answering late is dropped). */
+  #reads = 0;
+  /** The thread-replacing read in flight (0: none); its answer was taken before what arrives meanwhile. */
+  #replacing = 0;
+  /** Comments posted or received live while `#replacing` was in flight (id → shown), kept over its answer. */
+  readonly #arrived = new Map<string, boolean>();
 
   constructor(
     config: WidgetConfig,
@@ -151,6 +157,12 @@ export class WidgetController {
   async load(first = false, more = false): Promise<void> {
     const page = more ? this.page + 1 : 0;
     const since = Date.now();
+    const read = ++this.#reads;
+    if (!more) {
+      // What arrived before this read is durable, so the read sees it.
+      this.#replacing = read;
+      this.#arrived.clear();
+    }
     let answer: Record<string, any>;
     try {
       answer = await this.api.call('GET', `/comments/${encodeURIComponent(this.tenantId)}`, {
@@ -163,24 +175,34 @@ export class WidgetController {
         ...this.identity(),
       });
     } catch (err) {
-      this.loading = false;
+      if (read !== this.#reads && !first) return;
+      if (read === this.#reads) this.loading = false;
+      if (read === this.#replacing) this.#endReplacing();
       if (first) this.blocking = this.errorText(err);
       else this.errors.set('load', this.errorText(err));
       this.changed();
       return;
     }
-    if (!more) {
-      this.comments.clear();
-      this.order = [];
-      this.waiting.clear();
+    // Requests may answer out of order (a sort changed twice quickly): a later read decides the
+    // thread, while the reader, configuration and live channel of any answer still apply.
+    const latest = read === this.#reads;
+    if (latest) {
+      const before = this.comments;
+      if (!more) {
+        this.comments = new Map();
+        this.order = [];
+        this.waiting.clear();
+      }
+      for (const c of answer['comments'] as WidgetComment[]) {
+        if (!this.comments.has(c._id)) this.order.push(c._id);
+        this.comments.set(c._id, c);
+      }
+      this.page = answer['pageNumber'] ?? page;
+      this.hasMore = Boolean(answer['hasMore']);
+      this.commentCount = answer['commentCount'] ?? this.commentCount;
+      if (!more) this.#keepArrived(before);
     }
-    for (const c of answer['comments'] as WidgetComment[]) {
-      if (!this.comments.has(c._id)) this.order.push(c._id);
-      this.comments.set(c._id, c);
-    }
-    this.page = answer['pageNumber'] ?? page;
-    this.hasMore = Boolean(answer['hasMore']);
-    this.commentCount = answer['commentCount'] ?? this.commentCount;
+    if (read === this.#replacing) this.#endReplacing();
     this.isClosed = Boolean(answer['isClosed']);
     this.setUser(answer['user'] ?? null);
     if (first) this.bell.count = Number(answer['notificationCount'] ?? 0);
@@ -189,8 +211,10 @@ export class WidgetController {
     this.isModerator = moderator;
     const custom = answer['customConfig'] as Record<string, any> | undefined;
     if (custom) this.applyServerConfig(custom);
-    this.loading = false;
-    this.errors.delete('load');
+    if (latest) {
+      this.loading = false;
+      this.errors.delete('load');
+    }
     this.changed();
     this.config.commentCountUpdated?.(this.commentCount);
     this.config.onCommentsRendered?.(this.order.map((id) => this.comments.get(id)!));
@@ -270,8 +294,10 @@ export class WidgetController {
       this.changed();
       return false;
     }
+    // A signed-on reader may post before the first read has told who it is: the server names it
+    // from its sign-on and ignores this field, which must still be a string.
     const body = {
-      commenterName: draft.name ?? this.user?.username ?? null,
+      commenterName: draft.name ?? this.user?.username ?? (this.sso ? '' : null),
       commenterEmail: draft.email || this.user?.email || null,
       comment: draft.text,
       url: this.config.url ?? location.href,
@@ -296,10 +322,34 @@ export class WidgetController {
     }
   }
 
+  /**
+   * Puts back what was posted or received live while the replacing read was in flight: the read
+   * may predate it, and a post's own fields (its `editKey`) are in no read of another session.
+   */
+  #keepArrived(before: Map<string, WidgetComment>): void {
+    for (const [id, shown] of this.#arrived) {
+      const held = before.get(id);
+      if (!held) continue;
+      const read = this.comments.get(id);
+      if (read) {
+        this.comments.set(id, { ...held, ...read });
+        continue;
+      }
+      this.#insert(held, shown);
+      if (!held.parentId) this.commentCount++;
+    }
+  }
+
+  #endReplacing(): void {
+    this.#replacing = 0;
+    this.#arrived.clear();
+  }
+
   /** Puts a comment into the thread: roots at the top (bottom for oldest first), replies after their parent's subtree. */
   #insert(comment: WidgetComment, shown: boolean): void {
     const known = this.comments.has(comment._id);
     this.comments.set(comment._id, { ...this.comments.get(comment._id), ...comment });
+    if (this.#replacing !== 0) this.#arrived.set(comment._id, shown);
     if (known) return;
     if (!comment.parentId && this.direction !== 'OF') this.order.unshift(comment._id);
     else this.order.push(comment._id);
@@ -399,6 +449,7 @@ export class WidgetController {
     const held = this.comments.get(id);
     if (!held) return;
     this.comments.delete(id);
+    this.#arrived.delete(id);
     this.order = this.order.filter((x) => x !== id);
     this.waiting.delete(id);
     if (!held.parentId) this.commentCount = Math.max(0, this.commentCount - 1);
