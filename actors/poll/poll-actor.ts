@@ -394,6 +394,24 @@ export class PollActor extends Actor<PollProtocol> {
       return pollView(next);
     },
 
+    readerVote: async (voter) => {
+      await this.#refresh();
+      const poll = this.#requirePoll();
+      const vote = this.#byVoter.get(voterKey(voter));
+      return { poll: pollView(poll), optionId: vote?.optionId ?? null, closed: isClosed(poll, clock.now()) };
+    },
+
+    retractReaderVote: async (voter) => {
+      await this.#refresh();
+      const poll = this.#requirePoll();
+      const vote = this.#byVoter.get(voterKey(voter));
+      if (vote === undefined) throw new ApiError('not-found', 'You have no vote in this poll.');
+      this.#deleteVote(vote);
+      const next = retractVote(poll, vote);
+      this.#savePoll(next);
+      return { poll: pollView(next), optionId: null, closed: isClosed(next, clock.now()) };
+    },
+
     announce: () => {
       this.#changedSinceAnnounce = false;
       const poll = this.#poll ?? null;

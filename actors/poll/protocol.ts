@@ -33,6 +33,19 @@ export interface VoteListQuery {
   readonly reader: VoteReader;
 }
 
+/** A widget reader as a voter: an SSO user, or an anonymous session's public id. */
+export interface ReaderVoter {
+  readonly userId: string | null;
+  readonly anonUserId: string | null;
+}
+
+/** What a widget reader may know of a poll: the poll, their own choice, and whether it closed. */
+export interface ReaderPoll {
+  readonly poll: PollView;
+  readonly optionId: string | null;
+  readonly closed: boolean;
+}
+
 export type PollProtocol = {
   /**
    * From the page actor, when a comment that has a poll is locked or unlocked, moved to another
@@ -55,6 +68,10 @@ export type PollProtocol = {
   getVote: { in: { voteId: string }; out: PollVoteView };
   /** Deletes one vote; its option gives the vote back. Answers the poll after it. */
   retractVote: { in: { voteId: string }; out: PollView };
+  /** The reader's own vote with the poll (docs/polls.md, "Voting from the widget"). */
+  readerVote: { in: ReaderVoter; out: ReaderPoll };
+  /** Retracts the reader's own vote (`not-found` without one); answers the poll after it. */
+  retractReaderVote: { in: ReaderVoter; out: ReaderPoll };
   /**
    * Sent by the poll actor to itself after a change: answered (and its live event published)
    * once everything written before it is durable, with the poll as it then stands, which the

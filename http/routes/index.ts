@@ -10,6 +10,7 @@ import { hashTagRoutes } from './hash-tags.js';
 import { healthRoutes } from './health.js';
 import { meRoutes } from './me.js';
 import { notificationRoutes } from './notifications.js';
+import { publicPollVoteRoutes } from './public-poll-votes.js';
 import { pageReactRoutes } from './page-reacts.js';
 import { pageRoutes } from './pages.js';
 import { pollVoteRoutes } from './poll-votes.js';
@@ -106,4 +107,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...moderateSearchRoutes,
   ...moderateBadgeRoutes,
   ...moderateVoteRoutes,
+  ...publicPollVoteRoutes,
 ];

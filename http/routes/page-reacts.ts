@@ -3,7 +3,7 @@ import { REACT_KINDS, type ReactKind } from '../../actors/page/react-doc.js';
 import type { Settings } from '../../actors/tenant/widget-config.js';
 import { type UserDoc, UserKind, userActorId } from '../../actors/user/protocol.js';
 import { ApiError } from '../../engine/errors.js';
-import { anonSession } from '../anon-session.js';
+import { ANON_COOKIE, anonSession, cookieValue } from '../anon-session.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
 import { type SsoUser, ssoUser } from '../sso.js';
@@ -26,10 +26,11 @@ interface ReactQuery {
   title?: string;
   includeUserInfo?: string;
   id?: string;
+  sessionId?: string;
 }
 
 const TENANT_PARAM: Schema = { type: 'object', properties: { tenantId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } }, required: ['tenantId'] };
-const base = { urlId: URL_ID, sso: text(16_384) };
+const base = { urlId: URL_ID, sso: text(16_384), sessionId: text(64) };
 const READ_QUERY: Schema = { type: 'object', properties: { ...base, includeUserInfo: text(32) }, required: ['urlId'] };
 const WRITE_QUERY: Schema = { type: 'object', properties: { ...base, title: text(1000) }, required: ['urlId'] };
 const REACT_ID: Schema = text(REACT_ID_MAX, 1);
@@ -76,12 +77,24 @@ function publicMode(value: string | undefined): 'public' | undefined {
 interface Reader {
   readonly user: ReactUser;
   readonly sso: SsoUser | undefined;
+  /** A session this request made (no cookie, no `sessionId`): answered to writers, whose browser may refuse the cookie. */
+  readonly issued?: string;
 }
+
+const SESSION_ID = /^[A-Za-z0-9_-]{22}$/;
 
 async function readerOf(req: RouteRequest<ReactQuery, undefined>, tenantId: string): Promise<Reader> {
   const sso = await ssoUser(req.app, tenantId, req.query.sso);
   if (sso !== undefined) return { user: { key: `u:${sso.user._id}`, userId: sso.user._id }, sso };
-  return { user: { key: `a:${anonSession(req)}`, userId: null }, sso: undefined };
+  // The widget's cookie-less session (as the comment routes take it), where third-party cookies are blocked.
+  const given = req.query.sessionId;
+  if (given !== undefined && given !== '') {
+    if (!SESSION_ID.test(given)) throw new ApiError('invalid-param', 'sessionId is not a session this server issued.');
+    return { user: { key: `a:${given}`, userId: null }, sso: undefined };
+  }
+  const had = cookieValue(req.headers['cookie'], ANON_COOKIE);
+  const session = anonSession(req);
+  return { user: { key: `a:${session}`, userId: null }, sso: undefined, ...(had === session ? {} : { issued: session }) };
 }
 
 /**
@@ -137,7 +150,7 @@ function write(path: string, method: 'POST' | 'DELETE', kind: ReactKind) {
           readerGroups: settings.requireSSO ? (reader.sso!.user.groupIds ?? []) : null,
         },
       });
-      return code === null ? {} : { code };
+      return { ...(code === null ? {} : { code }), ...(reader.issued === undefined ? {} : { sessionId: reader.issued }) };
     },
   });
 }
