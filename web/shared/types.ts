@@ -27,6 +27,19 @@ export interface WidgetComment {
   isFlagged?: boolean;
   isBlocked?: boolean;
   editKey?: string;
+  /** An attached poll, as every reader may see it (web/widget/polls.ts). */
+  poll?: WidgetPoll;
+}
+
+/** A poll as the public API answers it (counts absent while `resultsHidden`). */
+export interface WidgetPoll {
+  question: string;
+  options: { id: string; label: string; votes?: number }[];
+  totalVotes?: number;
+  closesAt?: string | null;
+  privacy?: number;
+  requireVoteToSeeResults?: boolean;
+  resultsHidden?: boolean;
 }
 
 /** The reader's session (UserSessionInfo). */

@@ -11,6 +11,8 @@ import type { Formatting } from '../shared/components/comment-form.js';
 import { NotificationBell } from './notifications.js';
 import { OnlineUsers } from './online-users.js';
 import { defaultUrlId, newBroadcastId, sessionStore } from './page-identity.js';
+import { PageReactions } from './page-reactions.js';
+import { Polls } from './polls.js';
 
 /** An error to show beside the control that caused it. */
 export interface ShownError {
@@ -77,6 +79,10 @@ export class WidgetController {
   readonly bell: NotificationBell;
   /** Who is online on the page (web/widget/online-users.ts). */
   readonly onlineUsers: OnlineUsers;
+  /** The page's reactions (web/widget/page-reactions.ts). */
+  readonly reactions = new PageReactions(this);
+  /** Polls of the thread's comments (web/widget/polls.ts). */
+  readonly polls = new Polls(this);
   readonly #sent = new Set<string>();
   #live: LiveChannel | undefined;
   #destroyed = false;
@@ -149,7 +155,7 @@ export class WidgetController {
     const strings = Promise.all(['comment-ui', 'comment-ui-notifications-list', 'comment-ui-online-users'].map(component)).then(
       (parts) => (this.strings = { ...FALLBACK, ...Object.assign({}, ...parts), ...(this.config.translations ?? {}) }),
     );
-    await Promise.all([strings, this.load(true)]);
+    await Promise.all([strings, this.load(true), this.reactions.load()]);
     this.changed();
   }
 
@@ -561,6 +567,12 @@ export class WidgetController {
         break;
       case 'thread-state-change':
         this.isClosed = Boolean(event['isClosed']);
+        break;
+      case 'page-react':
+        this.reactions.onLive(event);
+        break;
+      case 'poll-update':
+        this.polls.onLive(event);
         break;
       case 'new-config':
         if (event['config']) this.applyServerConfig(event['config']);

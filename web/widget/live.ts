@@ -110,7 +110,7 @@ export class LiveChannel {
 
   #deliver(frame: LiveFrame): void {
     if (typeof frame.timestamp === 'number' && frame.type !== 'p-u') {
-      const key = `${frame.type}|${frame.timestamp}|${frame.comment?._id ?? ''}|${frame.vote?._id ?? frame.vote?.id ?? ''}|${frame.broadcastId ?? ''}`;
+      const key = `${frame.type}|${frame.timestamp}|${frame.comment?._id ?? frame.commentId ?? ''}|${frame.vote?._id ?? frame.vote?.id ?? frame.reactId ?? ''}|${frame.broadcastId ?? ''}|${frame.count ?? frame.poll?.totalVotes ?? ''}`;
       if (this.#seen.has(key)) return;
       this.#seen.add(key);
       if (this.#seen.size > SEEN_LIMIT) this.#seen.delete(this.#seen.values().next().value as string);

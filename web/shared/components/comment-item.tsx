@@ -4,6 +4,7 @@ import type { WidgetComment } from '../types.js';
 import type { WidgetController } from '../../widget/controller.js';
 import { relativeDate } from '../time.js';
 import { CommentForm } from './comment-form.js';
+import { Poll } from './poll/index.js';
 
 export interface CommentItemProps {
   c: WidgetController;
@@ -91,6 +92,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
         ) : (
           <div class="body" itemprop="text" dangerouslySetInnerHTML={{ __html: comment.commentHTML }} />
         )}
+        {comment.poll && !comment.isDeleted && <Poll c={c} commentId={id} poll={comment.poll} />}
         {!comment.isDeleted && editing === undefined && (
           <div class="actions" role="group" aria-label={c.t('COMMENT_BY', { name })}>
             {ssr ? (

@@ -5,6 +5,7 @@ import { CommentForm } from './comment-form.js';
 import { CommentItem } from './comment-item.js';
 import { Bell } from './bell.js';
 import { OnlineList } from './online-list.js';
+import { PageReactions } from './page-reactions/index.js';
 
 const SORTS: ReadonlyArray<readonly [SortDirection, string]> = [
   ['MR', 'SORT_MOST_RELEVANT'],
@@ -69,6 +70,7 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
         </p>
       ) : (
         <>
+          <PageReactions c={c} />
           {canPost ? (
             <CommentForm
               formId="fc-new"
