@@ -55,6 +55,14 @@ for (const storage of storages()) {
       assert.deepEqual([refused.status, refused.body['code']], [404, 'not-found']);
       const api = await t.api<{ poll: Json }>('GET', `/api/v1/polls/${commentId}`);
       assert.deepEqual(counts(api.body.poll), [0, 1, 0], 'only the session vote was taken back');
+
+      // The server-rendered fallback shows the poll read-only, and withholds what the API withholds.
+      const open = await seed(t, { urlId: '/mine-1', poll: { question: 'Open results?', options: [{ label: 'Yes' }, { label: 'No' }] } });
+      await t.api('POST', '/api/v1/poll-votes', { body: { commentId: open.commentId, optionId: open.poll!.options[0]!.id, anonUserId: 'someone' } });
+      const html = await (await fetch(`${t.url}/ssr/comments?tenantId=${t.tenant.tenantId}&urlId=${encodeURIComponent('/mine-1')}`)).text();
+      assert.match(html, /Open results\?[\s\S]*1 votes, 100%/);
+      assert.match(html, /Which one\?[\s\S]*Results are shown once you have voted\./);
+      assert.doesNotMatch(html, /type="submit"[^>]*>Vote</);
     });
 
     test('refusals: unknown option, unknown comment, closed poll, anonymous votes off, bad session', async () => {
