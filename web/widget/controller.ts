@@ -155,7 +155,7 @@ export class WidgetController {
     const strings = Promise.all(['comment-ui', 'comment-ui-notifications-list', 'comment-ui-online-users'].map(component)).then(
       (parts) => (this.strings = { ...FALLBACK, ...Object.assign({}, ...parts), ...(this.config.translations ?? {}) }),
     );
-    await Promise.all([strings, this.load(true), this.reactions.load()]);
+    await Promise.all([strings, this.load(true)]);
     this.changed();
   }
 
@@ -163,6 +163,11 @@ export class WidgetController {
   async load(first = false, more = false): Promise<void> {
     const page = more ? this.page + 1 : 0;
     const since = Date.now();
+    if (first) {
+      // Another page or reader (`update`, `updateUser`): reactions and poll votes are read afresh.
+      this.polls.reset();
+      void this.reactions.load();
+    }
     const read = ++this.#reads;
     if (!more) {
       // What arrived before this read is durable, so the read sees it.

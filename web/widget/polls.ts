@@ -25,6 +25,13 @@ export class Polls {
 
   constructor(readonly c: WidgetController) {}
 
+  /** Forgets every reader view (another page or reader). */
+  reset(): void {
+    this.views.clear();
+    this.errors.clear();
+    this.#asked.clear();
+  }
+
   /** The poll as shown: the reader's own view once read, else the comment's public one. */
   view(commentId: string, poll: WidgetPoll): ReaderPoll {
     const closed = poll.closesAt ? Date.parse(poll.closesAt) <= Date.now() : false;

@@ -4,7 +4,7 @@
  * the count per option), and changing or taking back the vote. Read-only on the server-rendered
  * page.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { WidgetPoll } from '../../types.js';
 import type { WidgetController } from '../../../widget/controller.js';
 
@@ -15,7 +15,8 @@ export interface PollProps {
 }
 
 export function Poll({ c, commentId, poll: given }: PollProps) {
-  useEffect(() => c.polls.ensure(commentId, given), [commentId]);
+  // Idempotent: asks the server once per poll (again after a reset), never on the server-rendered page.
+  c.polls.ensure(commentId, given);
   const { poll, myOptionId, isClosed } = c.polls.view(commentId, given);
   const [picked, setPicked] = useState<string | null>(null);
   const choice = picked ?? myOptionId;
