@@ -5,6 +5,7 @@
  * tenants, the audit log.
  */
 import { AuditKind } from '../../actors/audit/audit-actor.js';
+import { changesBetween } from '../../actors/audit/audit-model.js';
 import { ModerationKind } from '../../actors/moderation/moderation-actor.js';
 import type { ModerationAction } from '../../actors/moderation/moderation-model.js';
 import type { ModeratorCounts } from '../../actors/moderator/moderator-model.js';
@@ -41,7 +42,17 @@ export async function changeComment(app: AppServices, moderator: Moderator, foun
   return comment;
 }
 
-/** Records a done action: the comment's log, the moderator's counters, the audit log. */
+/** A comment as the action found it and as it left it (API views: `commentView`). */
+export interface CommentChange {
+  readonly before: Readonly<Record<string, unknown>>;
+  readonly after: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Records a done action: the comment's log, the moderator's counters, the audit log. With
+ * `change`, the audit entry's `objectDetails.changes` holds each field the action changed,
+ * with its value before (`from`) and after (`to`), as audit entries of API updates do.
+ */
 export async function recordAction(
   req: RouteRequest<unknown, unknown>,
   moderator: Moderator,
@@ -49,6 +60,7 @@ export async function recordAction(
   action: ModerationAction,
   message: string,
   counts: ModeratorCounts,
+  change?: CommentChange,
 ): Promise<void> {
   const { app } = req;
   const { tenantId, userId, username } = moderator;
@@ -75,7 +87,7 @@ export async function recordAction(
         url: `${req.method} ${req.path}`,
         targetId: commentId,
         targetLabel: action,
-        objectDetails: null,
+        objectDetails: change === undefined ? null : { changes: changesBetween(change.before, change.after) },
       },
     });
   }
