@@ -49,6 +49,21 @@ export interface CommentChange {
 }
 
 /**
+ * The fields that differ between two API views of a comment. A view leaves out optional fields
+ * that are false, null or empty (`commentView`), so a field on one side only had that empty
+ * value on the other: `reviewed` going from absent to true went from false.
+ */
+function changesOfViews(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): ReturnType<typeof changesBetween> {
+  const emptyLike = (value: unknown): unknown => (typeof value === 'boolean' ? false : Array.isArray(value) ? [] : null);
+  const full = (side: Readonly<Record<string, unknown>>, other: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+    const out: Record<string, unknown> = { ...side };
+    for (const [field, value] of Object.entries(other)) if (!(field in out)) out[field] = emptyLike(value);
+    return out;
+  };
+  return changesBetween(full(before, after), full(after, before));
+}
+
+/**
  * Records a done action: the comment's log, the moderator's counters, the audit log. With
  * `change`, the audit entry's `objectDetails.changes` holds each field the action changed,
  * with its value before (`from`) and after (`to`), as audit entries of API updates do.
@@ -87,7 +102,7 @@ export async function recordAction(
         url: `${req.method} ${req.path}`,
         targetId: commentId,
         targetLabel: action,
-        objectDetails: change === undefined ? null : { changes: changesBetween(change.before, change.after) },
+        objectDetails: change === undefined ? null : { changes: changesOfViews(change.before, change.after) },
       },
     });
   }
