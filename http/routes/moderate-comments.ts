@@ -8,7 +8,7 @@ import { ModerationQueryKind } from '../../actors/moderation/moderation-query-ac
 import { jsonParam, type ModerationFilter, moderationComment, parseTextSearch, storageFilter } from '../../actors/moderation/moderation-query.js';
 import type { SortSpec } from '../../storage/store.js';
 import { ApiError } from '../../engine/errors.js';
-import { commentIpHash, withIpOf } from '../moderation/comment-ip.js';
+import { withIpOf } from '../moderation/comment-ip.js';
 import { changeComment, learn, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
 import { MODERATOR_QUERY_PROPS, type ModeratorQuery, requireModerator } from '../moderation/moderator.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
@@ -155,7 +155,7 @@ export const moderateCommentRoutes = [
       // Beside the comment: its shape (`ModerationAPIComment`) admits neither field.
       const out: Record<string, unknown> = { comment: moderationComment(found.view) };
       if (req.query.includeEmail === true) out['commenterEmail'] = found.view['commenterEmail'] ?? null;
-      if (req.query.includeIP === true) out['ipHash'] = await commentIpHash(req.app, moderator, id);
+      if (req.query.includeIP === true) out['ipHash'] = await req.app.system.ask(ModerationQueryKind, moderator.tenantId, 'ipHashOf', { commentId: id });
       return out;
     },
   }),
