@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventually } from '../fixtures/eventually.js';
 import { startTestServer, storages, type TestServer, UNLIMITED_PUBLIC } from '../fixtures/server.js';
 import { SmtpSink } from '../fixtures/smtp-sink.js';
 import { as, call, ok } from './identity-helpers.js';
@@ -82,6 +83,9 @@ for (const storage of storages()) {
       assert.equal(good(await mod(t, cookie, 'GET', '/count', { byIPFromComment: id })).count, 3);
       assert.deepEqual(good(await mod(t, cookie, 'GET', '/api/ids', { byIPFromComment: elsewhere.body.comment._id })).ids, [elsewhere.body.comment._id]);
       no(await mod(t, cookie, 'GET', '/api/comments', { byIPFromComment: 'nope' }), 404, 'not-found');
+      const { batchJobId } = good(await mod(t, cookie, 'POST', '/api/export', { byIPFromComment: id }));
+      await eventually(async () => good(await mod(t, cookie, 'GET', '/api/export/status', { batchJobId })).jobStatus === 'done', 60_000);
+      assert.equal(good(await mod(t, cookie, 'GET', '/api/export/status', { batchJobId })).recordCount, 3, 'an export of the comments by IP');
 
       assert.equal(good(await mod(t, cookie, 'GET', `/pre-ban-summary/${id}`)).count, 1, 'by the session alone');
       assert.equal(good(await mod(t, cookie, 'GET', `/pre-ban-summary/${id}`, { includeByIP: true })).count, 3, 'and by the address');
