@@ -27,6 +27,8 @@ export type ModerationQueryProtocol = {
   count: { in: { filter: Filter; text: ModerationFilter }; out: number };
   /** Page records whose urlId starts with `prefix` (the pages' tenant index), at most `limit`. */
   pages: { in: { prefix: string; limit: number }; out: PageDoc[] };
+  /** The stored address hash of a comment of the tenant (null: none kept, or no such comment). */
+  ipHashOf: { in: { commentId: string }; out: string | null };
 };
 
 /** `moderation-query:<tenantId>` */
@@ -48,6 +50,11 @@ export class ModerationQueryActor extends Actor<ModerationQueryProtocol> {
 
     pages: async ({ prefix, limit }) =>
       this.store.find<PageDoc>(PAGES, { tenantId: this.id, urlId: { $gte: prefix, $lt: `${prefix}\uffff` } }, { sort: [['urlId', 1]], limit }),
+
+    ipHashOf: async ({ commentId }) => {
+      const doc = await this.store.get<CommentDoc>(COMMENTS, commentId);
+      return doc !== undefined && doc.tenantId === this.id ? (doc.ipHash ?? null) : null;
+    },
 
     count: async ({ filter, text }) => {
       if (!hasText(text)) return this.store.count(COMMENTS, filter);

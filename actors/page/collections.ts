@@ -18,6 +18,8 @@ export const pageCollections: readonly CollectionSpec[] = [
       { name: 'by_tenant_date', fields: ['tenantId', 'date'] },
       { name: 'by_tenant_tag', fields: ['tenantId', 'hashTagKeys'] },
       { name: 'by_tenant_user', fields: ['tenantId', 'userId'] },
+      // Moderators' "comments by IP of a comment" and bans by address.
+      { name: 'by_tenant_ip', fields: ['tenantId', 'ipHash'] },
     ],
   },
   { name: VOTES, indexes: [byPage] },

@@ -86,6 +86,10 @@ export interface CommentDoc extends Doc {
   domain: string | null;
   /** True when a poll is attached (stored in the polls collection under this comment's id). */
   hasPoll: boolean;
+  /** The tenant's keyed hash of the writer's address (http/moderation/ip-hash.ts); moderators only. */
+  ipHash?: string | null;
+  /** Net votes a moderator added by hand (`adjust-comment-votes`): counted on top of the votes. */
+  voteAdjustment?: number;
 }
 
 /**
@@ -150,6 +154,8 @@ export function copyComment(doc: CommentDoc): CommentDoc {
     rating: doc.rating,
     domain: doc.domain,
     hasPoll: doc.hasPoll,
+    ipHash: doc.ipHash ?? null,
+    voteAdjustment: doc.voteAdjustment ?? 0,
   };
 }
 
@@ -158,8 +164,8 @@ export function changedComment(doc: CommentDoc, changes: Partial<CommentDoc>): C
   return Object.assign(copyComment(doc), changes);
 }
 
-/** Fields a reader never sees: derived for indexes only. */
-const INTERNAL_FIELDS = new Set(['hashTagKeys', 'authorKey']);
+/** Fields no API answer carries: derived for indexes, or kept for moderators only. */
+const INTERNAL_FIELDS = new Set(['hashTagKeys', 'authorKey', 'ipHash', 'voteAdjustment']);
 
 /** Fields every comment object carries, whatever their value (the API's required ones, and the counts). */
 const ALWAYS = new Set(['tenantId', 'urlId', 'url', 'parentId', 'comment', 'commentHTML', 'commenterName', 'date', 'approved', 'locale', 'verified', 'votes', 'votesUp', 'votesDown', 'flagCount']);

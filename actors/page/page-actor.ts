@@ -20,6 +20,7 @@ import { react, reactState } from './page-reactions.js';
 import { createPage, deletePage, patchPage, syncPage } from './page-record.js';
 import { type PageHost, PageState, saveComment } from './page-state.js';
 import { castVote, flushCounts, listVotes, recount, removeVote } from './page-votes.js';
+import { adjustVotes } from './page-vote-adjust.js';
 import { NotOnThisPage, PAGE_VIEWS, type PageProtocol } from './protocol.js';
 import { PAGE_REACTS, type ReactDoc } from './react-doc.js';
 import { type VoteDoc, VOTES } from './vote-doc.js';
@@ -312,6 +313,10 @@ export class PageActor extends Actor<PageProtocol> {
     replyCount: async ({ commentId }) => {
       await this.#own(commentId);
       return this.#state.comments.index.replies(commentId).size;
+    },
+    adjustVotes: async ({ commentId, amount, isLive, broadcastId }) => {
+      const doc = await this.#own(commentId);
+      return this.#broadcasting(broadcastId, () => adjustVotes(this.#host, doc, amount, isLive));
     },
     voteOwner: async ({ voteId }) => {
       const vote = await this.#ownVote(voteId);

@@ -120,6 +120,8 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     rating: input.rating,
     domain: input.domain,
     hasPoll: poll !== null,
+    ipHash: input.ipHash ?? null,
+    voteAdjustment: 0,
   };
   host.insert(COMMENTS, doc);
   queueWebhooks(host, webhooks, WEBHOOK_EVENTS.created, doc);

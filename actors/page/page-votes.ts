@@ -12,6 +12,7 @@ import type { PageHost } from './page-state.js';
 import { PENDING_COUNTS, type PendingCountsDoc } from './pending-counts.js';
 import { actorKey, PageKind, type PageProtocol, type VoteLists } from './protocol.js';
 import { badgeEventOfVote } from './page-badges.js';
+import { withAdjustment } from './page-vote-adjust.js';
 import { isApplied, publicVote, pubSubVote, VOTE_KINDS, type VoteDoc, VOTES } from './vote-doc.js';
 
 /**
@@ -106,7 +107,7 @@ export function recount(host: PageHost): void {
   const { state } = host;
   const totals = state.votes.totals();
   for (const doc of [...state.comments.values()]) {
-    const t = totals.get(doc._id) ?? { votes: 0, votesUp: 0, votesDown: 0 };
+    const t = withAdjustment(totals.get(doc._id) ?? { votes: 0, votesUp: 0, votesDown: 0 }, doc);
     if (doc.votes === t.votes && doc.votesUp === t.votesUp && doc.votesDown === t.votesDown) continue;
     state.comments.set(doc._id, changedComment(doc, t));
     state.countsDirty.add(doc._id);

@@ -65,6 +65,8 @@ export interface NewCommentInput {
   readonly isBannedUser?: boolean;
   /** The tenant's spam classifier suspects it: stored as spam (in the moderation queue) unless a `not-spam` rule matched. */
   readonly suspectedSpam?: boolean;
+  /** The tenant's keyed hash of the writer's address (never the address itself). */
+  readonly ipHash?: string | null;
 }
 
 /** `createComment`: the input, the page's settings and the request's options. */
@@ -253,6 +255,8 @@ export type PageProtocol = {
   voteOwner: { in: { voteId: string }; out: { commentId: string; voterKey: string; anonUserId: string | null } };
   /** Where a root comment now sits in each order: the root comments before and after it. */
   commentPositions: { in: { commentId: string }; out: Record<SortDirection, { before: string | null; after: string | null }> };
+  /** A moderator's hand adjustment of a comment's votes (page-vote-adjust.ts): the comment after, and its new `votes`. */
+  adjustVotes: { in: { commentId: string; amount: number; isLive: boolean } & Broadcast; out: { comment: Record<string, unknown>; votes: number } };
 };
 
 /** Messages that carry the `broadcastId` of the widget write that caused them (copied into its live events). */

@@ -5,6 +5,7 @@
  * tenants, the audit log.
  */
 import { AuditKind } from '../../actors/audit/audit-actor.js';
+import { changesBetween } from '../../actors/audit/audit-model.js';
 import { ModerationKind } from '../../actors/moderation/moderation-actor.js';
 import type { ModerationAction } from '../../actors/moderation/moderation-model.js';
 import type { ModeratorCounts } from '../../actors/moderator/moderator-model.js';
@@ -41,7 +42,32 @@ export async function changeComment(app: AppServices, moderator: Moderator, foun
   return comment;
 }
 
-/** Records a done action: the comment's log, the moderator's counters, the audit log. */
+/** A comment as the action found it and as it left it (API views: `commentView`). */
+export interface CommentChange {
+  readonly before: Readonly<Record<string, unknown>>;
+  readonly after: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The fields that differ between two API views of a comment. A view leaves out optional fields
+ * that are false, null or empty (`commentView`), so a field on one side only had that empty
+ * value on the other: `reviewed` going from absent to true went from false.
+ */
+function changesOfViews(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): ReturnType<typeof changesBetween> {
+  const emptyLike = (value: unknown): unknown => (typeof value === 'boolean' ? false : Array.isArray(value) ? [] : null);
+  const full = (side: Readonly<Record<string, unknown>>, other: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+    const out: Record<string, unknown> = { ...side };
+    for (const [field, value] of Object.entries(other)) if (!(field in out)) out[field] = emptyLike(value);
+    return out;
+  };
+  return changesBetween(full(before, after), full(after, before));
+}
+
+/**
+ * Records a done action: the comment's log, the moderator's counters, the audit log. With
+ * `change`, the audit entry's `objectDetails.changes` holds each field the action changed,
+ * with its value before (`from`) and after (`to`), as audit entries of API updates do.
+ */
 export async function recordAction(
   req: RouteRequest<unknown, unknown>,
   moderator: Moderator,
@@ -49,6 +75,7 @@ export async function recordAction(
   action: ModerationAction,
   message: string,
   counts: ModeratorCounts,
+  change?: CommentChange,
 ): Promise<void> {
   const { app } = req;
   const { tenantId, userId, username } = moderator;
@@ -75,7 +102,7 @@ export async function recordAction(
         url: `${req.method} ${req.path}`,
         targetId: commentId,
         targetLabel: action,
-        objectDetails: null,
+        objectDetails: change === undefined ? null : { changes: changesOfViews(change.before, change.after) },
       },
     });
   }

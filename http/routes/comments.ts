@@ -19,6 +19,7 @@ import { checkCommentAnswers, recordCommentAnswers } from './comment-questions.j
 import { startNotifyJob, withMentions } from './comment-notifications.js';
 import { COMMENT_ID_PARAM, imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID, USER_ID } from './page-context.js';
 import { screenPost } from '../moderation/ban-check.js';
+import { ipHashOf } from '../moderation/ip-hash.js';
 
 export interface ListParams {
   urlId?: string;
@@ -388,8 +389,9 @@ export const commentRoutes = [
         rating: body.rating ?? null,
         domain: body.domain ?? null,
         poll: body.poll ?? null,
+        ipHash: ipHashOf(app, tenantId, typeof body['ip'] === 'string' ? body['ip'] : null),
       };
-      const screened = await screenPost(app, tenantId, { userId: input.userId, email: input.commenterEmail }, input.comment);
+      const screened = await screenPost(app, tenantId, { userId: input.userId, email: input.commenterEmail, ipHash: input.ipHash ?? null }, input.comment);
       if (screened.shadow) Object.assign(input, { approved: false, isBannedUser: true });
       if (screened.suspected && query.doSpamCheck === true) Object.assign(input, { suspectedSpam: true });
       const answers = await checkCommentAnswers(app, tenantId, body['questionValues']);

@@ -13,7 +13,7 @@ import { changeComment, learn, moderatedComment, recordAction } from '../moderat
 import { MODERATOR_QUERY_PROPS, type Moderator, type ModeratorQuery, requireModerator } from '../moderation/moderator.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
-import { findComment } from '../public/comment-access.js';
+import { findComment, type FoundComment } from '../public/comment-access.js';
 import { MODERATION_BASE } from './moderate-comments.js';
 
 const bool: Schema = { type: 'boolean' };
@@ -23,25 +23,36 @@ const query = (props: Record<string, Schema> = {}): Schema => ({ type: 'object',
 /** Most comments one ban marks or removes. */
 const MAX_AFFECTED = 1000;
 
-/** Who wrote a comment, as bans match people. */
-function writerOf(view: Readonly<Record<string, unknown>>): Writer {
+/** Who wrote a comment, as bans match people (with the address hash the comment kept, if any). */
+async function writerOf(app: AppServices, moderator: Moderator, found: FoundComment): Promise<Writer> {
+  const { view } = found;
   const s = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-  return { userId: s(view['userId']), anonUserId: s(view['anonUserId']), email: s(view['commenterEmail'])?.toLowerCase() ?? null, ipHash: null };
+  const ipHash = await app.system.ask(ModerationQueryKind, moderator.tenantId, 'ipHashOf', { commentId: String(view['_id']) });
+  return { userId: s(view['userId']), anonUserId: s(view['anonUserId']), email: s(view['commenterEmail'])?.toLowerCase() ?? null, ipHash };
 }
 
-/** The storage filters finding a writer's comments of the tenant (by user, session, email). */
-function writerFilters(tenantId: string, writer: Writer, byEmail: boolean): Filter[] {
+/** Which of a writer's traits find their comments. */
+interface Reach {
+  /** By user id and anonymous session (default true). */
+  readonly byUser?: boolean;
+  readonly byEmail: boolean;
+  readonly byIP?: boolean;
+}
+
+/** The storage filters finding a writer's comments of the tenant (by user, session, email, address hash). */
+function writerFilters(tenantId: string, writer: Writer, reach: Reach): Filter[] {
   const out: Filter[] = [];
-  if (writer.userId !== null) out.push({ tenantId, userId: writer.userId });
-  if (writer.anonUserId !== null) out.push({ tenantId, anonUserId: writer.anonUserId });
-  if (byEmail && writer.email !== null) out.push({ tenantId, commenterEmail: writer.email });
+  if (reach.byUser !== false && writer.userId !== null) out.push({ tenantId, userId: writer.userId });
+  if (reach.byUser !== false && writer.anonUserId !== null) out.push({ tenantId, anonUserId: writer.anonUserId });
+  if (reach.byEmail && writer.email !== null) out.push({ tenantId, commenterEmail: writer.email });
+  if (reach.byIP === true && writer.ipHash !== null) out.push({ tenantId, ipHash: writer.ipHash });
   return out;
 }
 
 /** The writer's comments (at most `MAX_AFFECTED`), each once. */
-async function commentsOf(app: AppServices, moderator: Moderator, writer: Writer, byEmail: boolean): Promise<CommentDoc[]> {
+async function commentsOf(app: AppServices, moderator: Moderator, writer: Writer, reach: Reach): Promise<CommentDoc[]> {
   const seen = new Map<string, CommentDoc>();
-  for (const filter of writerFilters(moderator.tenantId, writer, byEmail)) {
+  for (const filter of writerFilters(moderator.tenantId, writer, reach)) {
     const docs = await app.system.ask(ModerationQueryKind, moderator.tenantId, 'find', { filter, text: {}, sort: [['date', -1], ['_id', -1]], skip: 0, limit: MAX_AFFECTED });
     for (const doc of docs) if (seen.size < MAX_AFFECTED) seen.set(doc._id, doc);
   }
@@ -72,15 +83,16 @@ async function banFromComment(req: RouteRequest<BanQuery, unknown>): Promise<Rec
   const moderator = await requireModerator(req);
   const id = req.params['commentId']!;
   const found = await moderatedComment(app, moderator, id);
-  if (q.banIP === true) throw new ApiError('invalid-param', 'This server keeps no address of a comment, so it cannot ban by IP.');
-  const writer = writerOf(found.view);
+  const writer = await writerOf(app, moderator, found);
+  const byIP = q.banIP === true;
+  if (byIP && writer.ipHash === null) throw new ApiError('invalid-param', 'This comment kept no address hash (written before addresses were kept, or through the API without ip), so its author cannot be banned by IP.');
   const domain = emailDomain(writer.email);
-  if (writer.userId === null && writer.anonUserId === null && writer.email === null) throw new ApiError('cannot-block-anonymous', 'The comment has no user, session or email to ban.');
+  if (writer.userId === null && writer.anonUserId === null && writer.email === null && !byIP) throw new ApiError('cannot-block-anonymous', 'The comment has no user, session or email to ban.');
   const input: BanInput = {
     userId: writer.userId ?? writer.anonUserId,
     email: q.banEmailDomain === true && domain !== null ? `*@${domain}` : q.banEmail === true || (writer.userId === null && writer.anonUserId === null) ? writer.email : null,
     username: String(found.view['commenterName'] ?? '') || null,
-    ipHash: null,
+    ipHash: byIP ? writer.ipHash : null,
     bannedByUserId: moderator.userId,
     bannedCommentText: String(found.view['comment'] ?? '').slice(0, 2000),
     banType: q.isShadowBan === true ? 'shadow' : 'normal',
@@ -94,7 +106,7 @@ async function banFromComment(req: RouteRequest<BanQuery, unknown>): Promise<Rec
   // The person's comments are marked (and, when asked, removed); the ban remembers how they were.
   const affected: AffectedComment[] = [];
   const remove = q.deleteAllUsersComments === true;
-  for (const doc of await commentsOf(app, moderator, writer, input.email !== null)) {
+  for (const doc of await commentsOf(app, moderator, writer, { byEmail: input.email !== null, byIP })) {
     if (doc.isBannedUser && (!remove || doc.isDeleted)) continue;
     const current = await findComment(app, moderator.tenantId, doc._id).catch(() => null);
     if (current === null) continue;
@@ -106,7 +118,7 @@ async function banFromComment(req: RouteRequest<BanQuery, unknown>): Promise<Rec
   if (banId !== undefined) await app.system.ask(ModerationKind, moderator.tenantId, 'banAffected', { banId, affected });
   await app.system.ask(ModerationKind, moderator.tenantId, 'setPreference', {
     userId: moderator.userId,
-    preference: { shouldBanEmail: q.banEmail === true, shouldBanByIP: false, lastBanType: input.banType, lastBanDuration: input.bannedUntil === null ? 'forever' : input.bannedUntil },
+    preference: { shouldBanEmail: q.banEmail === true, shouldBanByIP: byIP, lastBanType: input.banType, lastBanDuration: input.bannedUntil === null ? 'forever' : input.bannedUntil },
   });
   const until = input.bannedUntil === null ? 'forever' : `until ${input.bannedUntil}`;
   await recordAction(req, moderator, id, MODERATION_ACTIONS.banned, `Banned the author (${input.banType}, ${until})${remove ? `, removing ${affected.length} comments` : ''}.`, { bannedCount: 1, ...(remove ? { deletedCount: affected.length } : {}) });
@@ -168,30 +180,34 @@ export const moderateBanRoutes = [
     handle: async (req) => {
       const moderator = await requireModerator(req);
       const found = await moderatedComment(req.app, moderator, req.params['commentId']!);
-      const docs = await commentsOf(req.app, moderator, writerOf(found.view), req.query.includeByUserIdAndEmail !== false);
+      const byUser = req.query.includeByUserIdAndEmail !== false;
+      const docs = await commentsOf(req.app, moderator, await writerOf(req.app, moderator, found), { byUser, byEmail: byUser, byIP: req.query.includeByIP === true });
       return { usernames: [...new Set(docs.map((d) => d.commenterName ?? '').filter((n) => n !== ''))], count: docs.length };
     },
   }),
-  route<ModeratorQuery, { commentIds: string[] }>({
+  route<ModeratorQuery & { includeByUserIdAndEmail?: boolean; includeByIP?: boolean; includeByEmailDomain?: boolean }, { commentIds: string[] }>({
     method: 'POST',
     path: `${MODERATION_BASE}/bulk-pre-ban-summary`,
     access: 'public',
-    query: query(),
+    query: query({ includeByUserIdAndEmail: bool, includeByIP: bool, includeByEmailDomain: bool }),
     body: { type: 'object', properties: { commentIds: { type: 'array', items: str(128), maxItems: 200 } }, required: ['commentIds'] },
     handle: async (req) => {
       const moderator = await requireModerator(req);
-      const emails = new Set<string>(), domains = new Set<string>(), userIds = new Set<string>(), related = new Set<string>();
+      const emails = new Set<string>(), domains = new Set<string>(), userIds = new Set<string>(), ipHashes = new Set<string>(), related = new Set<string>();
+      const byUser = req.query.includeByUserIdAndEmail !== false;
+      const byIP = req.query.includeByIP === true;
       for (const id of new Set(req.body.commentIds)) {
         const found = await moderatedComment(req.app, moderator, id).catch(() => null);
         if (found === null) continue;
-        const writer = writerOf(found.view);
+        const writer = await writerOf(req.app, moderator, found);
         if (writer.email !== null) emails.add(writer.email);
         const domain = emailDomain(writer.email);
         if (domain !== null) domains.add(domain);
         if (writer.userId !== null) userIds.add(writer.userId);
-        for (const doc of await commentsOf(req.app, moderator, writer, true)) related.add(doc._id);
+        if (writer.ipHash !== null) ipHashes.add(writer.ipHash);
+        for (const doc of await commentsOf(req.app, moderator, writer, { byUser, byEmail: byUser, byIP })) related.add(doc._id);
       }
-      return { totalRelatedCommentCount: related.size, emailDomains: [...domains], emails: [...emails], userIds: [...userIds], ipHashes: [] };
+      return { totalRelatedCommentCount: related.size, emailDomains: [...domains], emails: [...emails], userIds: [...userIds], ipHashes: [...ipHashes] };
     },
   }),
   route<ModeratorQuery, undefined>({
@@ -203,7 +219,8 @@ export const moderateBanRoutes = [
     handle: async (req) => {
       const moderator = await requireModerator(req);
       const found = await moderatedComment(req.app, moderator, req.params['commentId']!);
-      return { emailDomain: emailDomain(writerOf(found.view).email), canIPBan: false };
+      const writer = await writerOf(req.app, moderator, found);
+      return { emailDomain: emailDomain(writer.email), canIPBan: writer.ipHash !== null };
     },
   }),
   route<ModeratorQuery, undefined>({
@@ -215,9 +232,9 @@ export const moderateBanRoutes = [
     handle: async (req) => {
       const moderator = await requireModerator(req);
       const found = await moderatedComment(req.app, moderator, req.params['commentId']!);
-      const writer = writerOf(found.view);
+      const writer = await writerOf(req.app, moderator, found);
       const matching = await req.app.system.ask(ModerationKind, moderator.tenantId, 'matching', { writer });
-      const valueOf = (type: string): string | null => (type === 'userId' ? (writer.userId ?? writer.anonUserId) : type === 'email' ? writer.email : type === 'email-wildcard' ? `*@${emailDomain(writer.email)}` : null);
+      const valueOf = (type: string): string | null => (type === 'userId' ? (writer.userId ?? writer.anonUserId) : type === 'email' ? writer.email : type === 'email-wildcard' ? `*@${emailDomain(writer.email)}` : type === 'IP' ? writer.ipHash : null);
       return {
         bannedUsers: matching.map(({ ban, matches }) => ({
           _id: ban._id,

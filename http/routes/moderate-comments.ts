@@ -8,6 +8,7 @@ import { ModerationQueryKind } from '../../actors/moderation/moderation-query-ac
 import { jsonParam, type ModerationFilter, moderationComment, parseTextSearch, storageFilter } from '../../actors/moderation/moderation-query.js';
 import type { SortSpec } from '../../storage/store.js';
 import { ApiError } from '../../engine/errors.js';
+import { withIpOf } from '../moderation/comment-ip.js';
 import { changeComment, learn, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
 import { MODERATOR_QUERY_PROPS, type ModeratorQuery, requireModerator } from '../moderation/moderator.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
@@ -64,12 +65,14 @@ interface FindQuery extends ModeratorQuery {
   page?: number;
   count?: number;
   afterId?: string;
+  byIPFromComment?: string;
 }
 
 async function resolveFind(req: RouteRequest<FindQuery, unknown>, filterParam: 'filters' | 'filter') {
   const moderator = await requireModerator(req);
   const text = parseTextSearch(req.query['text-search'], moderationFilterOf(req.query[filterParam], filterParam));
-  return { moderator, text, filter: storageFilter(moderator.tenantId, text, moderator.groups) };
+  const filter = await withIpOf(req.app, moderator, storageFilter(moderator.tenantId, text, moderator.groups), req.query.byIPFromComment);
+  return { moderator, text, filter };
 }
 
 /** A moderation action that changes one comment. */
@@ -147,8 +150,13 @@ export const moderateCommentRoutes = [
     query: query({ includeEmail: bool, includeIP: bool }),
     handle: async (req) => {
       const moderator = await requireModerator(req);
-      const found = await moderatedComment(req.app, moderator, req.params['commentId']!);
-      return { comment: moderationComment(found.view) };
+      const id = req.params['commentId']!;
+      const found = await moderatedComment(req.app, moderator, id);
+      // Beside the comment: its shape (`ModerationAPIComment`) admits neither field.
+      const out: Record<string, unknown> = { comment: moderationComment(found.view) };
+      if (req.query.includeEmail === true) out['commenterEmail'] = found.view['commenterEmail'] ?? null;
+      if (req.query.includeIP === true) out['ipHash'] = await req.app.system.ask(ModerationQueryKind, moderator.tenantId, 'ipHashOf', { commentId: id });
+      return out;
     },
   }),
   route<ModeratorQuery, undefined>({
@@ -182,17 +190,17 @@ export const moderateCommentRoutes = [
     const moderator = await requireModerator(req);
     const found = await moderatedComment(req.app, moderator, id);
     const approved = req.query.approved !== false;
-    await changeComment(req.app, moderator, found, { approved, reviewed: true }, req.query.broadcastId);
+    const after = await changeComment(req.app, moderator, found, { approved, reviewed: true }, req.query.broadcastId);
     if (approved) await learn(req.app, moderator, found.view, false);
-    await recordAction(req, moderator, id, approved ? MODERATION_ACTIONS.approved : MODERATION_ACTIONS.unapproved, approved ? 'Approved the comment.' : 'Un-approved the comment.', approved ? { approvedCount: 1 } : { unApprovedCount: 1 });
+    await recordAction(req, moderator, id, approved ? MODERATION_ACTIONS.approved : MODERATION_ACTIONS.unapproved, approved ? 'Approved the comment.' : 'Un-approved the comment.', approved ? { approvedCount: 1 } : { unApprovedCount: 1 }, { before: found.view, after });
     return { didResetFlaggedCount: false };
   }),
   actRoute<ActQuery>('set-comment-review-status', { reviewed: bool }, async (req, id) => {
     const moderator = await requireModerator(req);
     const found = await moderatedComment(req.app, moderator, id);
     const reviewed = req.query.reviewed !== false;
-    await changeComment(req.app, moderator, found, { reviewed }, req.query.broadcastId);
-    await recordAction(req, moderator, id, reviewed ? MODERATION_ACTIONS.reviewed : MODERATION_ACTIONS.unreviewed, reviewed ? 'Marked reviewed.' : 'Marked not reviewed.', reviewed ? { markReviewedCount: 1 } : {});
+    const after = await changeComment(req.app, moderator, found, { reviewed }, req.query.broadcastId);
+    await recordAction(req, moderator, id, reviewed ? MODERATION_ACTIONS.reviewed : MODERATION_ACTIONS.unreviewed, reviewed ? 'Marked reviewed.' : 'Marked not reviewed.', reviewed ? { markReviewedCount: 1 } : {}, { before: found.view, after });
     return {};
   }),
   actRoute<ActQuery>('set-comment-spam-status', { spam: bool, permNotSpam: bool }, async (req, id) => {
@@ -203,17 +211,17 @@ export const moderateCommentRoutes = [
     if (!spam && req.query.permNotSpam === true) changes['permNotSpam'] = true;
     // A comment marked spam is hidden; one marked not spam shows again unless it waits for approval.
     if (!spam && found.view['isSpam'] === true) changes['approved'] = true;
-    await changeComment(req.app, moderator, found, changes, req.query.broadcastId);
+    const after = await changeComment(req.app, moderator, found, changes, req.query.broadcastId);
     await learn(req.app, moderator, found.view, spam);
-    await recordAction(req, moderator, id, spam ? MODERATION_ACTIONS.spam : MODERATION_ACTIONS.notSpam, spam ? 'Marked spam.' : 'Marked not spam.', spam ? { markedSpamCount: 1 } : { markedNotSpamCount: 1 });
+    await recordAction(req, moderator, id, spam ? MODERATION_ACTIONS.spam : MODERATION_ACTIONS.notSpam, spam ? 'Marked spam.' : 'Marked not spam.', spam ? { markedSpamCount: 1 } : { markedNotSpamCount: 1 }, { before: found.view, after });
     return {};
   }),
   actRoute<ActQuery>('remove-comment', {}, async (req, id) => {
     const moderator = await requireModerator(req);
     const found = await moderatedComment(req.app, moderator, id);
     if (found.view['isDeleted'] === true) return { action: 'already-deleted' };
-    await changeComment(req.app, moderator, found, { isDeleted: true, approved: false, meta: { ...((found.view['meta'] as object | undefined) ?? {}), removedWhileApproved: found.view['approved'] === true } }, req.query.broadcastId);
-    await recordAction(req, moderator, id, MODERATION_ACTIONS.removed, 'Removed the comment.', { deletedCount: 1 });
+    const after = await changeComment(req.app, moderator, found, { isDeleted: true, approved: false, meta: { ...((found.view['meta'] as object | undefined) ?? {}), removedWhileApproved: found.view['approved'] === true } }, req.query.broadcastId);
+    await recordAction(req, moderator, id, MODERATION_ACTIONS.removed, 'Removed the comment.', { deletedCount: 1 }, { before: found.view, after });
     return { action: 'deleted' };
   }),
   actRoute<ActQuery>('restore-deleted-comment', {}, async (req, id) => {
@@ -223,8 +231,8 @@ export const moderateCommentRoutes = [
     const meta = { ...((found.view['meta'] as Record<string, unknown> | undefined) ?? {}) };
     const approved = meta['removedWhileApproved'] === true;
     delete meta['removedWhileApproved'];
-    await changeComment(req.app, moderator, found, { isDeleted: false, approved, meta: Object.keys(meta).length > 0 ? meta : null }, req.query.broadcastId);
-    await recordAction(req, moderator, id, MODERATION_ACTIONS.restored, 'Restored the comment.', {});
+    const after = await changeComment(req.app, moderator, found, { isDeleted: false, approved, meta: Object.keys(meta).length > 0 ? meta : null }, req.query.broadcastId);
+    await recordAction(req, moderator, id, MODERATION_ACTIONS.restored, 'Restored the comment.', {}, { before: found.view, after });
     return {};
   }),
 ];

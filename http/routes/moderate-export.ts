@@ -15,6 +15,7 @@ import { ApiError } from '../../engine/errors.js';
 import { newId } from '../../engine/ids.js';
 import { log } from '../../engine/log.js';
 import type { Filter } from '../../storage/store.js';
+import { withIpOf } from '../moderation/comment-ip.js';
 import { MODERATOR_QUERY_PROPS, type ModeratorQuery, requireModerator } from '../moderation/moderator.js';
 import { route, StreamedJson, type Schema } from '../route.js';
 import type { AppServices } from '../services.js';
@@ -82,6 +83,7 @@ interface ExportQuery extends ModeratorQuery {
   filters?: string;
   sorts?: string;
   batchJobId?: string;
+  byIPFromComment?: string;
   format?: 'csv' | 'json';
 }
 
@@ -101,7 +103,7 @@ export const moderateExportRoutes = [
         _id: newId(now),
         tenantId: moderator.tenantId,
         moderatorUserId: moderator.userId,
-        filter: storageFilter(moderator.tenantId, text, moderator.groups) as Record<string, unknown>,
+        filter: (await withIpOf(req.app, moderator, storageFilter(moderator.tenantId, text, moderator.groups), req.query.byIPFromComment)) as Record<string, unknown>,
         text: { ...(text.commentTextSearch ? { commentTextSearch: text.commentTextSearch } : {}), ...(text.exactCommentText !== undefined ? { exactCommentText: text.exactCommentText } : {}) },
         jobStatus: 'pending',
         recordCount: 0,

@@ -75,7 +75,7 @@ export const moderateMoreRoutes = [
       const id = req.params['commentId']!;
       const found = await moderatedComment(req.app, moderator, id);
       const comment = await changeComment(req.app, moderator, found, { comment: req.body.comment }, req.query.broadcastId);
-      await recordAction(req, moderator, id, MODERATION_ACTIONS.edited, 'Edited the text.', { editedCount: 1 });
+      await recordAction(req, moderator, id, MODERATION_ACTIONS.edited, 'Edited the text.', { editedCount: 1 }, { before: found.view, after: comment });
       return { newCommentTextHTML: String(comment['commentHTML'] ?? '') };
     },
   }),

@@ -1,6 +1,7 @@
 /**
  * Voting as a moderator from the moderation API (docs/moderation.md, "Act"): the moderator's
- * own vote on a comment (as its user), and removing it. Live to readers as any vote.
+ * own vote on a comment (as its user), and removing it, live to readers as any vote; and
+ * adjusting a comment's votes by hand (`adjust-comment-votes`), through the comment's page actor.
  */
 import { pageLocator } from '../../actors/page/locator.js';
 import { MODERATION_ACTIONS } from '../../actors/moderation/moderation-model.js';
@@ -19,8 +20,36 @@ interface VoteQuery extends ModeratorQuery {
   broadcastId?: string;
 }
 
+/** Most votes one adjustment adds or takes away. */
+const MAX_ADJUSTMENT = 1_000_000;
+
 /** Votes. */
 export const moderateVoteRoutes = [
+  route<VoteQuery, { adjustVoteAmount: number }>({
+    method: 'POST',
+    path: `${MODERATION_BASE}/adjust-comment-votes/:commentId`,
+    access: 'public',
+    params: { type: 'object', properties: { commentId: str(128, 1) }, required: ['commentId'] },
+    query: { type: 'object', properties: { ...MODERATOR_QUERY_PROPS, broadcastId: str(64) } },
+    body: { type: 'object', properties: { adjustVoteAmount: { type: 'integer', minimum: -MAX_ADJUSTMENT, maximum: MAX_ADJUSTMENT } }, required: ['adjustVoteAmount'] },
+    handle: async (req) => {
+      const moderator = await requireModerator(req);
+      const id = req.params['commentId']!;
+      const found = await moderatedComment(req.app, moderator, id);
+      const amount = req.body.adjustVoteAmount;
+      const { comment, votes } = await pageLocator(req.app.system).ask(
+        'comment',
+        moderator.tenantId,
+        id,
+        'adjustVotes',
+        { commentId: id, amount, isLive: true, ...(req.query.broadcastId ? { broadcastId: req.query.broadcastId } : {}) },
+        commentNotFound(id),
+      );
+      const message = `Adjusted the votes by ${amount > 0 ? '+' : ''}${amount} (now ${votes}).`;
+      await recordAction(req, moderator, id, MODERATION_ACTIONS.votesAdjusted, message, {}, { before: found.view, after: comment });
+      return { newCommentVotes: votes };
+    },
+  }),
   route<VoteQuery, undefined>({
     method: 'POST',
     path: `${MODERATION_BASE}/vote/:commentId`,

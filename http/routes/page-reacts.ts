@@ -131,7 +131,7 @@ function write(path: string, method: 'POST' | 'DELETE', kind: ReactKind) {
       const { tenantId, settings, reader, page } = await context(req);
       if (method === 'POST') {
         const session = reader.user.userId === null ? reader.user.key.slice(2) : null;
-        await assertNotBanned(req.app, tenantId, { userId: reader.user.userId, anonUserId: session === null ? null : anonUserIdOf(tenantId, session), email: reader.sso?.user.email ?? null });
+        await assertNotBanned(req.app, tenantId, { userId: reader.user.userId, anonUserId: session === null ? null : anonUserIdOf(tenantId, session), email: reader.sso?.user.email ?? null, ip: req.ip });
       }
       // As the live channels: a page that requires single sign-on takes nothing from anyone else.
       if (settings.requireSSO && (reader.sso === undefined || !reader.sso.secure)) {

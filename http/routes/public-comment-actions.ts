@@ -197,7 +197,7 @@ export const publicCommentActionRoutes = [
       if (found.settings.disableVoting) throw new ApiError('voting-disabled');
       const { reader, by, kind } = voterOf(req, await resolveReader(req, tenantId, found.urlId), found.settings, body.commenterEmail);
       assertMayWrite(found.settings, reader);
-      await assertNotBanned(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email: reader.sso?.user.email ?? body.commenterEmail });
+      await assertNotBanned(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email: reader.sso?.user.email ?? body.commenterEmail, ip: req.ip });
       let voteId: string;
       try {
         ({ voteId } = await pageLocator(app.system).ask(

@@ -35,6 +35,7 @@ import { FREE_FORM_LIMITS } from './comments.js';
 import { startNotifyJob, withMentions } from './comment-notifications.js';
 import { imageSrc, link, liveIdFields, nullableText, requireUrlId, text, URL_ID } from './page-context.js';
 import { screenPost } from '../moderation/ban-check.js';
+import { ipHashOf } from '../moderation/ip-hash.js';
 import { assertProofOfWork } from '../moderation/proof-of-work.js';
 
 const PARAMS: Schema = { type: 'object', properties: { tenantId: TENANT_ID }, required: ['tenantId'] };
@@ -254,8 +255,9 @@ async function postComment(req: RouteRequest<PostQuery, CommentData>): Promise<R
     domain: null,
     poll: null,
     anonUserId: reader.anonUserId,
+    ipHash: ipHashOf(app, tenantId, req.ip),
   };
-  const screened = await screenPost(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email }, input.comment);
+  const screened = await screenPost(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email, ipHash: input.ipHash ?? null }, input.comment);
   if (screened.proofOfWork && reader.sso === undefined) await assertProofOfWork(app, tenantId, query.altcha);
   if (screened.shadow) Object.assign(input, { approved: false, isBannedUser: true });
   // Suspected spam waits in the moderation queue; moderators' own comments are never held.

@@ -102,7 +102,7 @@ export const publicFlagBlockRoutes = [
       const by = { userId: reader.userId, anonUserId: reader.userId === null ? reader.anonUserId : null };
       const locator = pageLocator(app.system);
       if (req.query.isFlagged) {
-        await assertNotBanned(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email: reader.sso?.user.email ?? null });
+        await assertNotBanned(app, tenantId, { userId: reader.userId, anonUserId: reader.anonUserId, email: reader.sso?.user.email ?? null, ip: req.ip });
         const webhooks = await webhookTargets(app.system, tenantId);
         const broadcast = req.query.broadcastId ? { broadcastId: req.query.broadcastId } : {};
         await locator.ask('comment', tenantId, commentId, 'flag', { commentId, by, settings: found.settings, webhooks, ...broadcast }, commentNotFound(commentId));

@@ -43,7 +43,7 @@ for (const storage of storages()) {
       const summary = good(await mod(t, cookie, 'GET', `/pre-ban-summary/${commentId}`));
       assert.equal(summary.count, 1);
       assert.deepEqual(summary.usernames, ['Reader']);
-      assert.deepEqual(good(await mod(t, cookie, 'GET', `/get-comment-ban-status/${commentId}`)), { status: 'success', emailDomain: null, canIPBan: false });
+      assert.deepEqual(good(await mod(t, cookie, 'GET', `/get-comment-ban-status/${commentId}`)), { status: 'success', emailDomain: null, canIPBan: true });
       assert.equal(good(await mod(t, cookie, 'GET', '/user-ban-preference')).preferences, null);
 
       const banned = good(await mod(t, cookie, 'POST', `/ban-user/from-comment/${commentId}`, { banReason: 'rude' }));

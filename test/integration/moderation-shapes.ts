@@ -27,6 +27,9 @@ export async function callModerationOperations(t: TestServer): Promise<void> {
   await call('GET', '/api/ids', { filters });
   await call('GET', '/count', { filter: filters });
   await call('GET', `/comment/${root._id}`);
+  await call('GET', `/comment/${root._id}`, { includeIP: true, includeEmail: true });
+  await call('POST', `/adjust-comment-votes/${root._id}`, {}, { adjustVoteAmount: 3 });
+  await call('GET', '/api/comments', { byIPFromComment: root._id });
   await call('POST', '/comments-by-ids', {}, { ids: [root._id] });
   await call('GET', `/comment-children/${root._id}`);
   await call('GET', `/get-comment-text/${root._id}`);
@@ -43,6 +46,8 @@ export async function callModerationOperations(t: TestServer): Promise<void> {
   await call('PUT', '/reopen-thread', { urlId });
   await call('GET', `/pre-ban-summary/${root._id}`);
   await call('POST', '/bulk-pre-ban-summary', {}, { commentIds: [root._id] });
+  await call('POST', '/bulk-pre-ban-summary', { includeByIP: true }, { commentIds: [root._id] });
+  await call('GET', `/pre-ban-summary/${root._id}`, { includeByIP: true });
   await call('GET', `/get-comment-ban-status/${root._id}`);
   const banned = await call('POST', `/ban-user/from-comment/${root._id}`, { banEmail: true, banReason: 'shapes' });
   await call('GET', `/ban-users/from-comment/${root._id}`);
