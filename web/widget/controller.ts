@@ -7,7 +7,7 @@ import { browserLocale, FALLBACK, format, type Strings } from '../shared/strings
 import type { SortDirection, WidgetComment, WidgetConfig, WidgetUser } from '../shared/types.js';
 import { LiveChannel, type LiveFrame } from './live.js';
 import { renderComment } from '../../actors/page/render.js';
-import type { Formatting } from '../shared/components/comment-form.js';
+import type { Formatting } from '../shared/components/comment-form/index.js';
 import { NotificationBell } from './notifications.js';
 import { OnlineUsers } from './online-users.js';
 import { defaultUrlId, newBroadcastId, sessionStore } from './page-identity.js';

@@ -1,9 +1,9 @@
 /** One comment with its actions and, below it, its replies. */
 import { useState } from 'preact/hooks';
-import type { WidgetComment } from '../types.js';
-import type { WidgetController } from '../../widget/controller.js';
-import { relativeDate } from '../time.js';
-import { CommentForm } from './comment-form.js';
+import type { WidgetComment } from '../../types.js';
+import type { WidgetController } from '../../../widget/controller.js';
+import { relativeDate } from '../../time.js';
+import { CommentForm } from '../comment-form/index.js';
 
 export interface CommentItemProps {
   c: WidgetController;
