@@ -27,6 +27,25 @@ export interface WidgetComment {
   isFlagged?: boolean;
   isBlocked?: boolean;
   editKey?: string;
+  /** Shown to moderators (and to the author in the session that posted). */
+  isSpam?: boolean;
+  /** Set on a banned author's comments (moderators see it). */
+  isBannedUser?: boolean;
+  /** The author's badges shown on the comment (CommentUserBadgeInfo). */
+  badges?: CommentBadge[] | null;
+}
+
+/** A badge on a comment, as the public comment carries it (CommentUserBadgeInfo). */
+export interface CommentBadge {
+  id: string;
+  type: number;
+  description: string;
+  displayLabel?: string | null;
+  displaySrc?: string | null;
+  backgroundColor?: string | null;
+  borderColor?: string | null;
+  textColor?: string | null;
+  cssClass?: string | null;
 }
 
 /** The reader's session (UserSessionInfo). */

@@ -81,7 +81,7 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
               action={c.ssr?.postAction}
               hidden={c.ssr?.hidden}
               tooLongText={c.t('COMMENT_TOO_LONG', { max: c.maxLength })}
-              onSubmit={({ text, name, email }) => c.post({ text, name: name || undefined, email: email || undefined, parentId: null }, 'new')}
+              onSubmit={({ text, name, email }) => c.actions.post({ text, name: name || undefined, email: email || undefined, parentId: null }, 'new')}
             />
           ) : (
             c.isClosed && <p class="notice">{c.t('THREAD_CLOSED')}</p>

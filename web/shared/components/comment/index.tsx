@@ -83,7 +83,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             autoFocus
             onCancel={() => setEditing(undefined)}
             onSubmit={async ({ text }) => {
-              const ok = await c.edit(comment, text);
+              const ok = await c.actions.edit(comment, text);
               if (ok) setEditing(undefined);
               return ok;
             }}
@@ -96,7 +96,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             {ssr ? (
               <SsrVote c={c} comment={comment} dir="up" />
             ) : (
-              <button type="button" aria-pressed={Boolean(comment.isVotedUp)} aria-label={c.t('VOTE_UP')} disabled={readonly} onClick={() => c.vote(comment, 'up')}>
+              <button type="button" aria-pressed={Boolean(comment.isVotedUp)} aria-label={c.t('VOTE_UP')} disabled={readonly} onClick={() => c.actions.vote(comment, 'up')}>
                 ▲
               </button>
             )}
@@ -104,7 +104,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             {ssr ? (
               <SsrVote c={c} comment={comment} dir="down" />
             ) : (
-              <button type="button" aria-pressed={Boolean(comment.isVotedDown)} aria-label={c.t('VOTE_DOWN')} disabled={readonly} onClick={() => c.vote(comment, 'down')}>
+              <button type="button" aria-pressed={Boolean(comment.isVotedDown)} aria-label={c.t('VOTE_DOWN')} disabled={readonly} onClick={() => c.actions.vote(comment, 'down')}>
                 ▼
               </button>
             )}
@@ -118,7 +118,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
               <button
                 type="button"
                 onClick={async () => {
-                  const text = await c.textOf(comment);
+                  const text = await c.actions.textOf(comment);
                   if (text !== undefined) setEditing(text);
                 }}
               >
@@ -126,27 +126,27 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
               </button>
             )}
             {mine && !readonly && !ssr && (
-              <button type="button" onClick={() => c.remove(comment)}>
+              <button type="button" onClick={() => c.actions.remove(comment)}>
                 {c.t('DELETE')}
               </button>
             )}
             {c.isModerator && !ssr && !comment.parentId && (
-              <button type="button" onClick={() => c.moderate(comment, comment.isPinned ? 'unpin' : 'pin')}>
+              <button type="button" onClick={() => c.moderation.publicAction(comment, comment.isPinned ? 'unpin' : 'pin')}>
                 {c.t(comment.isPinned ? 'UNPIN' : 'PIN')}
               </button>
             )}
             {c.isModerator && !ssr && (
-              <button type="button" onClick={() => c.moderate(comment, comment.isLocked ? 'unlock' : 'lock')}>
+              <button type="button" onClick={() => c.moderation.publicAction(comment, comment.isLocked ? 'unlock' : 'lock')}>
                 {c.t(comment.isLocked ? 'UNLOCK' : 'LOCK')}
               </button>
             )}
             {!mine && !ssr && !comment.isByAdmin && !comment.isByModerator && (
-              <button type="button" aria-pressed={Boolean(comment.isFlagged)} onClick={() => c.flag(comment)}>
+              <button type="button" aria-pressed={Boolean(comment.isFlagged)} onClick={() => c.actions.flag(comment)}>
                 {c.t('FLAG')}
               </button>
             )}
             {!mine && !ssr && !comment.isByAdmin && !comment.isByModerator && (
-              <button type="button" aria-pressed={Boolean(comment.isBlocked)} onClick={() => c.block(comment)}>
+              <button type="button" aria-pressed={Boolean(comment.isBlocked)} onClick={() => c.actions.block(comment)}>
                 {comment.isBlocked ? c.t('UNBLOCK_USER') : c.t('BLOCK_USER')}
               </button>
             )}
@@ -175,7 +175,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             autoFocus={!ssr}
             onCancel={ssr ? undefined : () => setReplying(false)}
             onSubmit={async ({ text, name: n, email }) => {
-              const ok = await c.post({ text, name: n || undefined, email: email || undefined, parentId: id }, `reply:${id}`);
+              const ok = await c.actions.post({ text, name: n || undefined, email: email || undefined, parentId: id }, `reply:${id}`);
               if (ok) setReplying(false);
               return ok;
             }}
