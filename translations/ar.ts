@@ -59,6 +59,11 @@ export const ar: Catalog = {
     LINK: 'رابط',
     PREVIEW: 'معاينة',
     LOCKED: 'مقفل',
+    ADMIN_LABEL: 'مشرف عام',
+    MODERATOR_LABEL: 'مشرف',
+    BADGES: 'الشارات',
+    REPLIES_SHOWN: 'تم عرض {count} ردود',
+    AVATAR_OF: 'صورة {name}',
   },
   'comment-ui-moderation': {
     PIN: 'تثبيت',
@@ -72,6 +77,11 @@ export const ar: Catalog = {
     BAN_USER: 'حظر المستخدم',
     CLOSE_THREAD: 'إغلاق النقاش',
     OPEN_THREAD: 'إعادة فتح النقاش',
+    MODERATE: 'إشراف',
+    MODERATION_OF: 'الإشراف على تعليق {name}',
+    REMOVE: 'إزالة',
+    SPAM_LABEL: 'رسالة مزعجة',
+    BANNED_LABEL: 'تم حظر الكاتب',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'الإشعارات',

@@ -59,6 +59,11 @@ export const de: Catalog = {
     LINK: 'Link',
     PREVIEW: 'Vorschau',
     LOCKED: 'Gesperrt',
+    ADMIN_LABEL: 'Admin',
+    MODERATOR_LABEL: 'Moderation',
+    BADGES: 'Abzeichen',
+    REPLIES_SHOWN: '{count} Antworten angezeigt',
+    AVATAR_OF: 'Bild von {name}',
   },
   'comment-ui-moderation': {
     PIN: 'Anheften',
@@ -72,6 +77,11 @@ export const de: Catalog = {
     BAN_USER: 'Person sperren',
     CLOSE_THREAD: 'Diskussion schließen',
     OPEN_THREAD: 'Diskussion wieder öffnen',
+    MODERATE: 'Moderieren',
+    MODERATION_OF: 'Moderation des Kommentars von {name}',
+    REMOVE: 'Entfernen',
+    SPAM_LABEL: 'Spam',
+    BANNED_LABEL: 'Person gesperrt',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'Benachrichtigungen',

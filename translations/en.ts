@@ -59,6 +59,11 @@ export const en: Catalog = {
     LINK: 'Link',
     PREVIEW: 'Preview',
     LOCKED: 'Locked',
+    ADMIN_LABEL: 'Admin',
+    MODERATOR_LABEL: 'Moderator',
+    BADGES: 'Badges',
+    REPLIES_SHOWN: '{count} replies shown',
+    AVATAR_OF: 'Picture of {name}',
   },
   'comment-ui-moderation': {
     PIN: 'Pin',
@@ -72,6 +77,11 @@ export const en: Catalog = {
     BAN_USER: 'Ban user',
     CLOSE_THREAD: 'Close thread',
     OPEN_THREAD: 'Reopen thread',
+    MODERATE: 'Moderate',
+    MODERATION_OF: 'Moderation of the comment by {name}',
+    REMOVE: 'Remove',
+    SPAM_LABEL: 'Spam',
+    BANNED_LABEL: 'Author banned',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'Notifications',

@@ -59,6 +59,11 @@ export const es: Catalog = {
     LINK: 'Enlace',
     PREVIEW: 'Vista previa',
     LOCKED: 'Bloqueado',
+    ADMIN_LABEL: 'Admin',
+    MODERATOR_LABEL: 'Moderador',
+    BADGES: 'Insignias',
+    REPLIES_SHOWN: '{count} respuestas mostradas',
+    AVATAR_OF: 'Imagen de {name}',
   },
   'comment-ui-moderation': {
     PIN: 'Fijar',
@@ -72,6 +77,11 @@ export const es: Catalog = {
     BAN_USER: 'Expulsar a la persona',
     CLOSE_THREAD: 'Cerrar la conversación',
     OPEN_THREAD: 'Reabrir la conversación',
+    MODERATE: 'Moderar',
+    MODERATION_OF: 'Moderación del comentario de {name}',
+    REMOVE: 'Eliminar',
+    SPAM_LABEL: 'Spam',
+    BANNED_LABEL: 'Autor bloqueado',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'Notificaciones',

@@ -59,6 +59,11 @@ export const fr: Catalog = {
     LINK: 'Lien',
     PREVIEW: 'Aperçu',
     LOCKED: 'Verrouillé',
+    ADMIN_LABEL: 'Admin',
+    MODERATOR_LABEL: 'Modérateur',
+    BADGES: 'Badges',
+    REPLIES_SHOWN: '{count} réponses affichées',
+    AVATAR_OF: 'Image de {name}',
   },
   'comment-ui-moderation': {
     PIN: 'Épingler',
@@ -72,6 +77,11 @@ export const fr: Catalog = {
     BAN_USER: 'Bannir la personne',
     CLOSE_THREAD: 'Fermer la discussion',
     OPEN_THREAD: 'Rouvrir la discussion',
+    MODERATE: 'Modérer',
+    MODERATION_OF: 'Modération du commentaire de {name}',
+    REMOVE: 'Retirer',
+    SPAM_LABEL: 'Spam',
+    BANNED_LABEL: 'Auteur banni',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'Notifications',

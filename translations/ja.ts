@@ -59,6 +59,11 @@ export const ja: Catalog = {
     LINK: 'リンク',
     PREVIEW: 'プレビュー',
     LOCKED: 'ロック中',
+    ADMIN_LABEL: '管理者',
+    MODERATOR_LABEL: 'モデレーター',
+    BADGES: 'バッジ',
+    REPLIES_SHOWN: '{count} 件の返信を表示しました',
+    AVATAR_OF: '{name} さんの画像',
   },
   'comment-ui-moderation': {
     PIN: '固定',
@@ -72,6 +77,11 @@ export const ja: Catalog = {
     BAN_USER: 'ユーザーを追放',
     CLOSE_THREAD: 'スレッドを閉じる',
     OPEN_THREAD: 'スレッドを再開',
+    MODERATE: 'モデレート',
+    MODERATION_OF: '{name} さんのコメントのモデレーション',
+    REMOVE: '削除',
+    SPAM_LABEL: 'スパム',
+    BANNED_LABEL: '投稿者を禁止済み',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: '通知',

@@ -3,8 +3,11 @@
  * cannot leak out. Colours are chosen for WCAG AA contrast in both themes. Each component's own
  * rules sit beside it (`components/<name>/styles.ts`) and are composed here.
  */
+import { AVATAR_STYLES } from './components/avatar/styles.js';
+import { BADGE_STYLES } from './components/badges/styles.js';
 import { COMMENT_STYLES } from './components/comment/styles.js';
 import { COMMENT_FORM_STYLES } from './components/comment-form/styles.js';
+import { MODERATOR_MENU_STYLES } from './components/moderator-menu/styles.js';
 import { ONLINE_LIST_STYLES } from './components/online-list/styles.js';
 import { THREAD_STYLES } from './components/thread/styles.js';
 
@@ -35,4 +38,4 @@ a{color:var(--accent)}
 `;
 
 /** The whole style sheet (the server-rendered fallback swaps its leading `:host` rule for `body`). */
-export const STYLES = [BASE_STYLES, COMMENT_FORM_STYLES, COMMENT_STYLES, THREAD_STYLES, ONLINE_LIST_STYLES].join('');
+export const STYLES = [BASE_STYLES, COMMENT_FORM_STYLES, COMMENT_STYLES, THREAD_STYLES, ONLINE_LIST_STYLES, AVATAR_STYLES, BADGE_STYLES, MODERATOR_MENU_STYLES].join('');

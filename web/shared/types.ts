@@ -83,6 +83,14 @@ export interface WidgetConfig {
   allowAnon?: boolean;
   maxCommentCharacterLength?: number;
   noNewRootComments?: boolean;
+  /** FastComments: the replies of root comments start collapsed behind "Show N replies". */
+  collapseReplies?: boolean;
+  /** This server's: replies of comments at this depth and deeper start collapsed (default 3; roots are 0). */
+  collapseRepliesDepth?: number;
+  /** FastComments: no reply button on comments at this depth and deeper. */
+  maxReplyDepth?: number;
+  hideAvatars?: boolean;
+  defaultAvatarSrc?: string | null;
   onInit?: () => void;
   onRender?: () => void;
   onReplySuccess?: (comment: WidgetComment) => void;

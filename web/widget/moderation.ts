@@ -35,7 +35,7 @@ export class Moderation {
     const c = this.c;
     try {
       const answer = await c.api.call<{ translations: Record<string, string> }>('GET', '/translations/widgets/comment-ui-moderation', { locale: c.locale });
-      c.strings = { ...answer.translations, ...c.strings };
+      c.strings = { ...c.strings, ...answer.translations, ...(c.config.translations ?? {}) };
       c.changed();
     } catch {
       // English labels stay.
@@ -43,8 +43,13 @@ export class Moderation {
   }
 
   /** The identity of a moderation call: the tenant, and `sso` when the page signs readers on. */
+  #identity(): Record<string, string | undefined> {
+    return { tenantId: this.c.tenantId, sso: this.c.sso };
+  }
+
+  /** The identity and a broadcast id, so the action's live echo is not applied twice. */
   #query(): Record<string, string | undefined> {
-    return { tenantId: this.c.tenantId, sso: this.c.sso, broadcastId: this.c.broadcast() };
+    return { ...this.#identity(), broadcastId: this.c.broadcast() };
   }
 
   /**
@@ -55,7 +60,7 @@ export class Moderation {
     const c = this.c;
     if (!this.active || c.ssr) return;
     try {
-      const answer = await c.api.call('GET', `${BASE}/api/comments`, { tenantId: c.tenantId, sso: c.sso, count: HELD_LIMIT, filters: JSON.stringify({ approved: false, urlId: c.urlId }) });
+      const answer = await c.api.call('GET', `${BASE}/api/comments`, { ...this.#identity(), count: HELD_LIMIT, filters: JSON.stringify({ approved: false, urlId: c.urlId }) });
       for (const held of (answer['comments'] ?? []) as WidgetComment[]) {
         if (held.isDeleted || c.comments.has(held._id)) continue;
         c.thread.insert({ ...held, approved: false }, true, c.direction);
@@ -99,7 +104,8 @@ export class Moderation {
   /** Bans the comment's author (by user or session, and email when there is no user). */
   async ban(comment: WidgetComment): Promise<boolean> {
     return this.#run(comment, async () => {
-      await this.c.api.call('POST', `${BASE}/ban-user/from-comment/${comment._id}`, this.#query());
+      // The ban route takes no broadcast id: the marking of the author's comments is published as is.
+      await this.c.api.call('POST', `${BASE}/ban-user/from-comment/${comment._id}`, this.#identity());
       this.c.patch(comment._id, { isBannedUser: true });
     });
   }
