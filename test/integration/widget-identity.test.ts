@@ -131,7 +131,8 @@ for (const storage of storages()) {
       await mine.getByRole('button', { name: 'Edit' }).waitFor();
 
       const sso = JSON.parse(secureSso(t.tenant.apiSecret, { id: 'boss', email: 'boss@example.com', username: 'Boss', isAdmin: true }));
-      const admin = await open(embed('mod-1', { sso }));
+      // A page of its own: the author's reload below must load the author's page, not this one.
+      const admin = await open(site.page('/mod-1-admin', embedPage(t.url, { tenantId: t.tenant.tenantId, urlId: 'mod-1', apiHost: t.url, sso })));
       const seen = admin.getByRole('article', { name: 'Tom' });
       await seen.getByRole('button', { name: 'Moderate' }).click();
       await seen.getByRole('button', { name: 'Pin', exact: true }).click();

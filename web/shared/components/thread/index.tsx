@@ -13,7 +13,7 @@ export function Thread({ c, now }: { c: WidgetController; now: number }) {
         </button>
       )}
       {!c.loading && roots.length === 0 && <p class="meta">{c.t('NO_COMMENTS_YET')}</p>}
-      <ul class="thread" aria-label={c.t('COMMENTS_TITLE')}>
+      <ul aria-label={c.t('COMMENTS_TITLE')}>
         {roots.map((id) => (
           <CommentItem key={id} c={c} comment={c.comments.get(id)!} now={now} />
         ))}
