@@ -258,6 +258,12 @@ export class WidgetController {
     return err.reason || this.t('GENERIC_ERROR');
   }
 
+  /** Says `text` politely to screen readers (the widget's `role="status"` region). */
+  announce(text: string): void {
+    this.announcement = text;
+    this.changed();
+  }
+
   /** Shows `err` in words beside the control `where`. */
   fail(where: string, err: unknown): void {
     this.errors.set(where, this.errorText(err));

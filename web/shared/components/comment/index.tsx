@@ -231,8 +231,7 @@ export function CommentItem({ c, comment, now, depth = 0 }: CommentItemProps) {
           aria-controls={`fc-replies-${id}`}
           onClick={() => {
             setExpanded(collapsed);
-            c.announcement = collapsed ? c.t('REPLIES_SHOWN', { count: c.thread.descendantCount(id) }) : '';
-            c.changed();
+            c.announce(collapsed ? c.t('REPLIES_SHOWN', { count: c.thread.descendantCount(id) }) : '');
           }}
         >
           {collapsed ? c.t('SHOW_REPLIES', { count: c.thread.descendantCount(id) }) : c.t('HIDE_REPLIES')}
