@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
-import { tabTo } from '../fixtures/widget-page.js';
+import { seriousViolations, tabTo } from '../fixtures/widget-page.js';
 import { broadcast, commentData, secureSso, widget } from './public-comments-helpers.js';
 
 for (const storage of storages()) {
@@ -59,6 +59,7 @@ for (const storage of storages()) {
         await mod.keyboard.press('Enter');
         await actions.getByRole('button', { name: 'Unapprove' }).waitFor();
         assert.equal(await seen.getByText('Awaiting approval').count(), 0);
+        assert.deepEqual(await seriousViolations(mod), [], 'axe-core: the open menu');
         // Escape closes the menu and gives the focus back to its button.
         await mod.keyboard.press('Escape');
         await tabTo(mod, menu, 0);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
-import { tabTo } from '../fixtures/widget-page.js';
+import { seriousViolations, tabTo } from '../fixtures/widget-page.js';
 import { broadcast, commentData, secureSso, widget } from './public-comments-helpers.js';
 
 for (const storage of storages()) {
@@ -59,6 +59,7 @@ for (const storage of storages()) {
       await page.getByRole('article', { name: 'Level 4' }).waitFor();
       await page.getByRole('article', { name: 'Level 3' }).getByText('Text 3').waitFor();
       await page.getByRole('status').getByText('2 replies shown').waitFor();
+      assert.deepEqual(await seriousViolations(page), [], 'axe-core: the reply toggle');
       const hide = page.getByRole('button', { name: 'Hide replies' });
       assert.equal(await hide.getAttribute('aria-expanded'), 'true');
       // The focus stays on the toggle: Enter again closes what it opened.
@@ -108,6 +109,7 @@ for (const storage of storages()) {
       const badge = bea.getByRole('list', { name: 'Badges' }).getByRole('listitem').filter({ hasText: 'Helpful' });
       await badge.waitFor();
       assert.equal(await badge.getAttribute('title'), 'Given by hand for helpful answers');
+      assert.deepEqual(await seriousViolations(page), [], 'axe-core: avatars, initials and badges');
 
       const hidden = await open(embed('badges-1-hidden', urlId, { hideAvatars: true }));
       const seen = hidden.getByRole('article', { name: 'Bea' });
