@@ -72,6 +72,11 @@ export const ar: Catalog = {
     POLL_VOTE_REMOVED: 'تم سحب صوتك.',
     BANNED: 'أنت محظور من المشاركة في هذا الموقع.',
     SIGN_IN_TO_TAKE_PART: 'سجّل الدخول للمشاركة.',
+    ADMIN_LABEL: 'مشرف عام',
+    MODERATOR_LABEL: 'مشرف',
+    BADGES: 'الشارات',
+    REPLIES_SHOWN: 'تم عرض {count} ردود',
+    AVATAR_OF: 'صورة {name}',
   },
   'comment-ui-moderation': {
     PIN: 'تثبيت',
@@ -85,6 +90,11 @@ export const ar: Catalog = {
     BAN_USER: 'حظر المستخدم',
     CLOSE_THREAD: 'إغلاق النقاش',
     OPEN_THREAD: 'إعادة فتح النقاش',
+    MODERATE: 'إشراف',
+    MODERATION_OF: 'الإشراف على تعليق {name}',
+    REMOVE: 'إزالة',
+    SPAM_LABEL: 'رسالة مزعجة',
+    BANNED_LABEL: 'تم حظر الكاتب',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'الإشعارات',

@@ -72,6 +72,11 @@ export const de: Catalog = {
     POLL_VOTE_REMOVED: 'Deine Stimme wurde zurückgezogen.',
     BANNED: 'Du bist auf dieser Website gesperrt.',
     SIGN_IN_TO_TAKE_PART: 'Melde dich an, um mitzumachen.',
+    ADMIN_LABEL: 'Admin',
+    MODERATOR_LABEL: 'Moderation',
+    BADGES: 'Abzeichen',
+    REPLIES_SHOWN: '{count} Antworten angezeigt',
+    AVATAR_OF: 'Bild von {name}',
   },
   'comment-ui-moderation': {
     PIN: 'Anheften',
@@ -85,6 +90,11 @@ export const de: Catalog = {
     BAN_USER: 'Person sperren',
     CLOSE_THREAD: 'Diskussion schließen',
     OPEN_THREAD: 'Diskussion wieder öffnen',
+    MODERATE: 'Moderieren',
+    MODERATION_OF: 'Moderation des Kommentars von {name}',
+    REMOVE: 'Entfernen',
+    SPAM_LABEL: 'Spam',
+    BANNED_LABEL: 'Person gesperrt',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'Benachrichtigungen',

@@ -72,6 +72,11 @@ export const en: Catalog = {
     POLL_VOTE_REMOVED: 'Your vote was removed.',
     BANNED: 'You are banned from taking part on this site.',
     SIGN_IN_TO_TAKE_PART: 'Sign in to take part.',
+    ADMIN_LABEL: 'Admin',
+    MODERATOR_LABEL: 'Moderator',
+    BADGES: 'Badges',
+    REPLIES_SHOWN: '{count} replies shown',
+    AVATAR_OF: 'Picture of {name}',
   },
   'comment-ui-moderation': {
     PIN: 'Pin',
@@ -85,6 +90,11 @@ export const en: Catalog = {
     BAN_USER: 'Ban user',
     CLOSE_THREAD: 'Close thread',
     OPEN_THREAD: 'Reopen thread',
+    MODERATE: 'Moderate',
+    MODERATION_OF: 'Moderation of the comment by {name}',
+    REMOVE: 'Remove',
+    SPAM_LABEL: 'Spam',
+    BANNED_LABEL: 'Author banned',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'Notifications',

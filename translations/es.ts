@@ -72,6 +72,11 @@ export const es: Catalog = {
     POLL_VOTE_REMOVED: 'Tu voto se ha retirado.',
     BANNED: 'Tienes prohibido participar en este sitio.',
     SIGN_IN_TO_TAKE_PART: 'Inicia sesión para participar.',
+    ADMIN_LABEL: 'Admin',
+    MODERATOR_LABEL: 'Moderador',
+    BADGES: 'Insignias',
+    REPLIES_SHOWN: '{count} respuestas mostradas',
+    AVATAR_OF: 'Imagen de {name}',
   },
   'comment-ui-moderation': {
     PIN: 'Fijar',
@@ -85,6 +90,11 @@ export const es: Catalog = {
     BAN_USER: 'Expulsar a la persona',
     CLOSE_THREAD: 'Cerrar la conversación',
     OPEN_THREAD: 'Reabrir la conversación',
+    MODERATE: 'Moderar',
+    MODERATION_OF: 'Moderación del comentario de {name}',
+    REMOVE: 'Eliminar',
+    SPAM_LABEL: 'Spam',
+    BANNED_LABEL: 'Autor bloqueado',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'Notificaciones',

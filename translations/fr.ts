@@ -72,6 +72,11 @@ export const fr: Catalog = {
     POLL_VOTE_REMOVED: 'Votre vote a été retiré.',
     BANNED: 'Vous êtes banni de ce site.',
     SIGN_IN_TO_TAKE_PART: 'Connectez-vous pour participer.',
+    ADMIN_LABEL: 'Admin',
+    MODERATOR_LABEL: 'Modérateur',
+    BADGES: 'Badges',
+    REPLIES_SHOWN: '{count} réponses affichées',
+    AVATAR_OF: 'Image de {name}',
   },
   'comment-ui-moderation': {
     PIN: 'Épingler',
@@ -85,6 +90,11 @@ export const fr: Catalog = {
     BAN_USER: 'Bannir la personne',
     CLOSE_THREAD: 'Fermer la discussion',
     OPEN_THREAD: 'Rouvrir la discussion',
+    MODERATE: 'Modérer',
+    MODERATION_OF: 'Modération du commentaire de {name}',
+    REMOVE: 'Retirer',
+    SPAM_LABEL: 'Spam',
+    BANNED_LABEL: 'Auteur banni',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: 'Notifications',

@@ -72,6 +72,11 @@ export const ja: Catalog = {
     POLL_VOTE_REMOVED: '投票を取り消しました。',
     BANNED: 'このサイトへの参加は禁止されています。',
     SIGN_IN_TO_TAKE_PART: '参加するにはログインしてください。',
+    ADMIN_LABEL: '管理者',
+    MODERATOR_LABEL: 'モデレーター',
+    BADGES: 'バッジ',
+    REPLIES_SHOWN: '{count} 件の返信を表示しました',
+    AVATAR_OF: '{name} さんの画像',
   },
   'comment-ui-moderation': {
     PIN: '固定',
@@ -85,6 +90,11 @@ export const ja: Catalog = {
     BAN_USER: 'ユーザーを追放',
     CLOSE_THREAD: 'スレッドを閉じる',
     OPEN_THREAD: 'スレッドを再開',
+    MODERATE: 'モデレート',
+    MODERATION_OF: '{name} さんのコメントのモデレーション',
+    REMOVE: '削除',
+    SPAM_LABEL: 'スパム',
+    BANNED_LABEL: '投稿者を禁止済み',
   },
   'comment-ui-notifications-list': {
     NOTIFICATIONS: '通知',

@@ -8,7 +8,7 @@ export type Strings = Readonly<Record<string, string>>;
  * Used until the server's strings arrive (and if they never do): the server's own English
  * catalog, of the components the widget reads.
  */
-export const FALLBACK: Strings = { ...en['comment-ui'], ...en['comment-ui-notifications-list'], ...en['comment-ui-online-users'] };
+export const FALLBACK: Strings = { ...en['comment-ui'], ...en['comment-ui-notifications-list'], ...en['comment-ui-online-users'], ...en['comment-ui-moderation'] };
 
 /** The string for `key` with `{name}` placeholders filled. */
 export function format(strings: Strings, key: string, values: Record<string, string | number> = {}): string {

@@ -29,6 +29,12 @@ export interface WidgetComment {
   editKey?: string;
   /** An attached poll, as every reader may see it (web/widget/polls.ts). */
   poll?: WidgetPoll;
+  /** Shown to moderators (and to the author in the session that posted). */
+  isSpam?: boolean;
+  /** Set on a banned author's comments (moderators see it). */
+  isBannedUser?: boolean;
+  /** The author's badges shown on the comment (CommentUserBadgeInfo). */
+  badges?: CommentBadge[] | null;
 }
 
 /** A poll as the public API answers it (counts absent while `resultsHidden`). */
@@ -40,6 +46,19 @@ export interface WidgetPoll {
   privacy?: number;
   requireVoteToSeeResults?: boolean;
   resultsHidden?: boolean;
+}
+
+/** A badge on a comment, as the public comment carries it (CommentUserBadgeInfo). */
+export interface CommentBadge {
+  id: string;
+  type: number;
+  description: string;
+  displayLabel?: string | null;
+  displaySrc?: string | null;
+  backgroundColor?: string | null;
+  borderColor?: string | null;
+  textColor?: string | null;
+  cssClass?: string | null;
 }
 
 /** The reader's session (UserSessionInfo). */
@@ -77,6 +96,14 @@ export interface WidgetConfig {
   allowAnon?: boolean;
   maxCommentCharacterLength?: number;
   noNewRootComments?: boolean;
+  /** FastComments: the replies of root comments start collapsed behind "Show N replies". */
+  collapseReplies?: boolean;
+  /** This server's: replies of comments at this depth and deeper start collapsed (default 3; roots are 0). */
+  collapseRepliesDepth?: number;
+  /** FastComments: no reply button on comments at this depth and deeper. */
+  maxReplyDepth?: number;
+  hideAvatars?: boolean;
+  defaultAvatarSrc?: string | null;
   onInit?: () => void;
   onRender?: () => void;
   onReplySuccess?: (comment: WidgetComment) => void;

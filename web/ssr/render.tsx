@@ -6,7 +6,6 @@
 import { renderToString } from 'preact-render-to-string';
 import { FALLBACK } from '../shared/strings.js';
 import { STYLES } from '../shared/styles.js';
-import { POLL_STYLES } from '../shared/components/poll/styles.js';
 import type { SortDirection, WidgetComment, WidgetUser } from '../shared/types.js';
 import { WidgetView } from '../shared/components/widget-view.js';
 import { type SsrLinks, WidgetController } from '../widget/controller.js';
@@ -51,7 +50,7 @@ export function renderThread(input: SsrInput): string {
   const body = renderToString(<WidgetView c={c} dark={input.hasDarkBackground} now={Date.now()} />);
   const dir = c.strings['LOCALE_DIRECTION'] === 'rtl' ? 'rtl' : 'ltr';
   const lang = input.locale.split('_')[0];
-  const css = `${(STYLES + POLL_STYLES).replace(':host{display:block}', 'body{margin:0}')}\n${input.customCSS.replace(/<\//g, '<\\/')}`;
+  const css = `${STYLES.replace(':host{display:block}', 'body{margin:0}')}\n${input.customCSS.replace(/<\//g, '<\\/')}`;
   return `<!doctype html><html lang="${lang}" dir="${dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(c.t('COMMENTS_TITLE'))}</title><style>${css}</style></head><body><main>${body}</main></body></html>`;
 }
 

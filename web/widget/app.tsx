@@ -6,8 +6,6 @@
  */
 import { render } from 'preact';
 import { STYLES } from '../shared/styles.js';
-import { POLL_STYLES } from '../shared/components/poll/styles.js';
-import { PAGE_REACTION_STYLES } from '../shared/components/page-reactions/styles.js';
 import type { AppModule, WidgetConfig, WidgetHandle } from '../shared/types.js';
 import { WidgetView } from '../shared/components/widget-view.js';
 import { WidgetController } from './controller.js';
@@ -22,7 +20,7 @@ function mount(element: HTMLElement, config: WidgetConfig, origin: string): Widg
   const custom = document.createElement('style');
   const root = document.createElement('div');
   shadow.append(style, custom, root);
-  style.textContent = STYLES + POLL_STYLES + PAGE_REACTION_STYLES;
+  style.textContent = STYLES;
   const media = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined;
   let destroyed = false;
   let scheduled = false;

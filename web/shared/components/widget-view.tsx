@@ -1,10 +1,10 @@
 /** The whole widget: a labelled region with the sort, the form, new-comment notices and the thread. */
 import type { SortDirection } from '../types.js';
 import type { WidgetController } from '../../widget/controller.js';
-import { CommentForm } from './comment-form.js';
-import { CommentItem } from './comment-item.js';
-import { Bell } from './bell.js';
-import { OnlineList } from './online-list.js';
+import { CommentForm } from './comment-form/index.js';
+import { Bell } from './bell/index.js';
+import { OnlineList } from './online-list/index.js';
+import { Thread } from './thread/index.js';
 import { PageReactions } from './page-reactions/index.js';
 
 const SORTS: ReadonlyArray<readonly [SortDirection, string]> = [
@@ -16,8 +16,6 @@ const SORTS: ReadonlyArray<readonly [SortDirection, string]> = [
 export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolean; now: number }) {
   const dir = c.strings['LOCALE_DIRECTION'] === 'rtl' ? 'rtl' : 'ltr';
   const lang = c.locale.split('_')[0];
-  const roots = c.order.filter((id) => !c.comments.get(id)?.parentId && !c.waiting.has(id));
-  const waitingRoots = c.waitingUnder(null);
   const canPost = !c.config.readonly && !c.isClosed && !c.config.noNewRootComments;
   const sso = c.config.sso as { loginURL?: string; logoutURL?: string } | undefined;
   return (
@@ -85,33 +83,12 @@ export function WidgetView({ c, dark, now }: { c: WidgetController; dark: boolea
               action={c.ssr?.postAction}
               hidden={c.ssr?.hidden}
               tooLongText={c.t('COMMENT_TOO_LONG', { max: c.maxLength })}
-              onSubmit={({ text, name, email }) => c.post({ text, name: name || undefined, email: email || undefined, parentId: null }, 'new')}
+              onSubmit={({ text, name, email }) => c.actions.post({ text, name: name || undefined, email: email || undefined, parentId: null }, 'new')}
             />
           ) : (
             c.isClosed && <p class="notice">{c.t('THREAD_CLOSED')}</p>
           )}
-          {waitingRoots > 0 && (
-            <button type="button" class="primary" onClick={() => c.reveal(null)}>
-              {c.t('SHOW_NEW_COMMENTS', { count: waitingRoots })}
-            </button>
-          )}
-          {!c.loading && roots.length === 0 && <p class="meta">{c.t('NO_COMMENTS_YET')}</p>}
-          <ul aria-label={c.t('COMMENTS_TITLE')}>
-            {roots.map((id) => (
-              <CommentItem key={id} c={c} comment={c.comments.get(id)!} now={now} />
-            ))}
-          </ul>
-          {c.hasMore && c.ssr && <a href={c.ssr.href({ page: String(c.page + 1) })}>{c.t('LOAD_MORE')}</a>}
-          {c.hasMore && !c.ssr && (
-            <button type="button" onClick={() => c.load(false, true)}>
-              {c.t('LOAD_MORE')}
-            </button>
-          )}
-          {c.errors.get('load') && (
-            <p class="err" role="alert">
-              {c.errors.get('load')}
-            </p>
-          )}
+          <Thread c={c} now={now} />
         </>
       )}
     </section>

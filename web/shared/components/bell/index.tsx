@@ -1,5 +1,5 @@
 /** The reader's notification bell: unread count, the list, mark read, follow the page. */
-import type { WidgetController } from '../../widget/controller.js';
+import type { WidgetController } from '../../../widget/controller.js';
 
 export function Bell({ c }: { c: WidgetController }) {
   const label = `${c.t('NOTIFICATIONS')} (${c.bell.count})`;

@@ -1,28 +1,59 @@
-/** One comment with its actions and, below it, its replies. */
+/**
+ * One comment with its avatar, badges, actions and, below it, its replies: those of a comment
+ * deeper than the configured depth wait behind "Show N replies".
+ */
 import { useState } from 'preact/hooks';
-import type { WidgetComment } from '../types.js';
-import type { WidgetController } from '../../widget/controller.js';
-import { relativeDate } from '../time.js';
-import { CommentForm } from './comment-form.js';
-import { Poll } from './poll/index.js';
+import type { WidgetComment } from '../../types.js';
+import type { WidgetController } from '../../../widget/controller.js';
+import { relativeDate } from '../../time.js';
+import { Avatar } from '../avatar/index.js';
+import { Badges } from '../badges/index.js';
+import { CommentForm } from '../comment-form/index.js';
+import { ModeratorMenu } from '../moderator-menu/index.js';
+import { SsrVote } from './ssr-vote.js';
+
+/** Replies of comments at this depth start collapsed, each subtree behind one button (roots are depth 0). */
+const DEFAULT_COLLAPSE_DEPTH = 3;
+import { Poll } from '../poll/index.js';
 
 export interface CommentItemProps {
   c: WidgetController;
   comment: WidgetComment;
   now: number;
+  /** 0 for a root comment, 1 for its replies, ... */
+  depth?: number;
 }
 
-export function CommentItem({ c, comment, now }: CommentItemProps) {
+/**
+ * Whether the replies of comment `id` at `depth` start collapsed: `collapseReplies` collapses
+ * those of root comments, `collapseRepliesDepth` (default 3) those of comments at that depth,
+ * each whole subtree behind one button. Never without JavaScript, nor on the way to the
+ * permalink's comment.
+ */
+function startsCollapsed(c: WidgetController, id: string, depth: number): boolean {
+  if (c.ssr) return false;
+  const limit = typeof c.config['collapseRepliesDepth'] === 'number' ? c.config['collapseRepliesDepth'] : DEFAULT_COLLAPSE_DEPTH;
+  if (!(depth === limit || (c.config['collapseReplies'] === true && depth === 0))) return false;
+  for (let p = c.permalink && c.comments.get(c.permalink)?.parentId; p; p = c.comments.get(p)?.parentId) if (p === id) return false;
+  return true;
+}
+
+export function CommentItem({ c, comment, now, depth = 0 }: CommentItemProps) {
   const [replyOpen, setReplying] = useState(false);
+  const [expanded, setExpanded] = useState(false);
   const ssr = c.ssr;
   const replying = ssr ? ssr.replyTo === comment._id : replyOpen;
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const id = comment._id;
   const name = comment.commenterName || '—';
   const date = comment.date === undefined ? undefined : new Date(comment.date);
-  const replies = c.order.filter((x) => c.comments.get(x)?.parentId === id && !c.waiting.has(x));
+  const replies = c.thread.repliesOf(id);
   const waiting = c.waitingUnder(id);
+  const collapsed = !expanded && startsCollapsed(c, id, depth);
   const readonly = Boolean(c.config.readonly);
+  const maxDepth = c.config['maxReplyDepth'];
+  const mayReply = !readonly && !c.isClosed && !(typeof maxDepth === 'number' && depth >= maxDepth);
+  const avatarSrc = comment.avatarSrc || (typeof c.config['defaultAvatarSrc'] === 'string' ? c.config['defaultAvatarSrc'] : null);
   const score = (comment.votesUp ?? 0) - (comment.votesDown ?? 0);
   const mine = c.owns(comment);
   return (
@@ -45,6 +76,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
         }}
       >
         <div class="head">
+          {c.config['hideAvatars'] !== true && <Avatar name={name} src={avatarSrc} alt={c.t('AVATAR_OF', { name })} />}
           <span class="name" id={`fc-h-${id}`} itemprop="author">
             {comment.commenterLink ? (
               <a href={comment.commenterLink} rel="nofollow ugc noopener">
@@ -55,13 +87,18 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             )}
             <span class="sr"> </span>
           </span>
+          {comment.isByAdmin && <span class="label">{c.t('ADMIN_LABEL')}</span>}
+          {comment.isByModerator && !comment.isByAdmin && <span class="label">{c.t('MODERATOR_LABEL')}</span>}
           {comment.displayLabel && <span class="meta">{comment.displayLabel}</span>}
+          <Badges badges={comment.badges} label={c.t('BADGES')} />
           {date && (
             <time class="meta" itemprop="dateCreated" dateTime={date.toISOString()} title={date.toLocaleString()}>
               {relativeDate(c.strings, date, now, c.locale)}
             </time>
           )}
-          {comment.approved === false && <span class="meta">{c.t('AWAITING_APPROVAL')}</span>}
+          {comment.approved === false && !comment.isSpam && <span class="meta">{c.t('AWAITING_APPROVAL')}</span>}
+          {comment.isSpam && c.isModerator && <span class="label">{c.t('SPAM_LABEL')}</span>}
+          {comment.isBannedUser && c.isModerator && <span class="label">{c.t('BANNED_LABEL')}</span>}
           {comment.isPinned && <span class="meta">{c.t('PINNED')}</span>}
           {comment.isLocked && <span class="meta">{c.t('LOCKED')}</span>}
         </div>
@@ -84,7 +121,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             autoFocus
             onCancel={() => setEditing(undefined)}
             onSubmit={async ({ text }) => {
-              const ok = await c.edit(comment, text);
+              const ok = await c.actions.edit(comment, text);
               if (ok) setEditing(undefined);
               return ok;
             }}
@@ -98,7 +135,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             {ssr ? (
               <SsrVote c={c} comment={comment} dir="up" />
             ) : (
-              <button type="button" aria-pressed={Boolean(comment.isVotedUp)} aria-label={c.t('VOTE_UP')} disabled={readonly} onClick={() => c.vote(comment, 'up')}>
+              <button type="button" aria-pressed={Boolean(comment.isVotedUp)} aria-label={c.t('VOTE_UP')} disabled={readonly} onClick={() => c.actions.vote(comment, 'up')}>
                 ▲
               </button>
             )}
@@ -106,12 +143,12 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             {ssr ? (
               <SsrVote c={c} comment={comment} dir="down" />
             ) : (
-              <button type="button" aria-pressed={Boolean(comment.isVotedDown)} aria-label={c.t('VOTE_DOWN')} disabled={readonly} onClick={() => c.vote(comment, 'down')}>
+              <button type="button" aria-pressed={Boolean(comment.isVotedDown)} aria-label={c.t('VOTE_DOWN')} disabled={readonly} onClick={() => c.actions.vote(comment, 'down')}>
                 ▼
               </button>
             )}
-            {!readonly && !c.isClosed && ssr && !replying && <a href={`${ssr.href({ replyTo: id })}#fc-${id}`}>{c.t('REPLY')}</a>}
-            {!readonly && !c.isClosed && !ssr && (
+            {mayReply && ssr && !replying && <a href={`${ssr.href({ replyTo: id })}#fc-${id}`}>{c.t('REPLY')}</a>}
+            {mayReply && !ssr && (
               <button type="button" aria-expanded={replying} onClick={() => setReplying(!replying)}>
                 {c.t('REPLY')}
               </button>
@@ -120,7 +157,7 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
               <button
                 type="button"
                 onClick={async () => {
-                  const text = await c.textOf(comment);
+                  const text = await c.actions.textOf(comment);
                   if (text !== undefined) setEditing(text);
                 }}
               >
@@ -128,27 +165,18 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
               </button>
             )}
             {mine && !readonly && !ssr && (
-              <button type="button" onClick={() => c.remove(comment)}>
+              <button type="button" onClick={() => c.actions.remove(comment)}>
                 {c.t('DELETE')}
               </button>
             )}
-            {c.isModerator && !ssr && !comment.parentId && (
-              <button type="button" onClick={() => c.moderate(comment, comment.isPinned ? 'unpin' : 'pin')}>
-                {c.t(comment.isPinned ? 'UNPIN' : 'PIN')}
-              </button>
-            )}
-            {c.isModerator && !ssr && (
-              <button type="button" onClick={() => c.moderate(comment, comment.isLocked ? 'unlock' : 'lock')}>
-                {c.t(comment.isLocked ? 'UNLOCK' : 'LOCK')}
-              </button>
-            )}
+            {c.isModerator && !ssr && <ModeratorMenu c={c} comment={comment} name={name} />}
             {!mine && !ssr && !comment.isByAdmin && !comment.isByModerator && (
-              <button type="button" aria-pressed={Boolean(comment.isFlagged)} onClick={() => c.flag(comment)}>
+              <button type="button" aria-pressed={Boolean(comment.isFlagged)} onClick={() => c.actions.flag(comment)}>
                 {c.t('FLAG')}
               </button>
             )}
             {!mine && !ssr && !comment.isByAdmin && !comment.isByModerator && (
-              <button type="button" aria-pressed={Boolean(comment.isBlocked)} onClick={() => c.block(comment)}>
+              <button type="button" aria-pressed={Boolean(comment.isBlocked)} onClick={() => c.actions.block(comment)}>
                 {comment.isBlocked ? c.t('UNBLOCK_USER') : c.t('BLOCK_USER')}
               </button>
             )}
@@ -177,43 +205,47 @@ export function CommentItem({ c, comment, now }: CommentItemProps) {
             autoFocus={!ssr}
             onCancel={ssr ? undefined : () => setReplying(false)}
             onSubmit={async ({ text, name: n, email }) => {
-              const ok = await c.post({ text, name: n || undefined, email: email || undefined, parentId: id }, `reply:${id}`);
-              if (ok) setReplying(false);
+              const ok = await c.actions.post({ text, name: n || undefined, email: email || undefined, parentId: id }, `reply:${id}`);
+              if (ok) {
+                setReplying(false);
+                setExpanded(true);
+              }
               return ok;
             }}
           />
         )}
       </article>
       {waiting > 0 && (
-        <button type="button" onClick={() => c.reveal(id)}>
+        <button
+          type="button"
+          onClick={() => {
+            c.reveal(id);
+            setExpanded(true);
+          }}
+        >
           {c.t('SHOW_NEW_COMMENTS', { count: waiting })}
         </button>
       )}
-      {replies.length > 0 && (
-        <ul>
+      {replies.length > 0 && startsCollapsed(c, id, depth) && (
+        <button
+          type="button"
+          aria-expanded={!collapsed}
+          aria-controls={`fc-replies-${id}`}
+          onClick={() => {
+            setExpanded(collapsed);
+            c.announce(collapsed ? c.t('REPLIES_SHOWN', { count: c.thread.descendantCount(id) }) : '');
+          }}
+        >
+          {collapsed ? c.t('SHOW_REPLIES', { count: c.thread.descendantCount(id) }) : c.t('HIDE_REPLIES')}
+        </button>
+      )}
+      {replies.length > 0 && !collapsed && (
+        <ul id={`fc-replies-${id}`}>
           {replies.map((r) => (
-            <CommentItem key={r} c={c} comment={c.comments.get(r)!} now={now} />
+            <CommentItem key={r} c={c} comment={c.comments.get(r)!} now={now} depth={depth + 1} />
           ))}
         </ul>
       )}
     </li>
-  );
-}
-
-/** A vote as a form of its own, for readers without JavaScript. */
-function SsrVote({ c, comment, dir }: { c: WidgetController; comment: WidgetComment; dir: 'up' | 'down' }) {
-  const ssr = c.ssr!;
-  const pressed = dir === 'up' ? comment.isVotedUp : comment.isVotedDown;
-  return (
-    <form method="post" action={ssr.voteAction} class="inline">
-      {Object.entries(ssr.hidden).map(([name, value]) => (
-        <input type="hidden" name={name} value={value} />
-      ))}
-      <input type="hidden" name="commentId" value={comment._id} />
-      <input type="hidden" name="voteDir" value={dir} />
-      <button type="submit" aria-pressed={Boolean(pressed)} aria-label={c.t(dir === 'up' ? 'VOTE_UP' : 'VOTE_DOWN')}>
-        {dir === 'up' ? '▲' : '▼'}
-      </button>
-    </form>
   );
 }

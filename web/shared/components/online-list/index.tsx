@@ -1,5 +1,5 @@
 /** The names of the readers online on the page, under the "N viewing" count. */
-import type { WidgetController } from '../../widget/controller.js';
+import type { WidgetController } from '../../../widget/controller.js';
 
 export function OnlineList({ c }: { c: WidgetController }) {
   const { users, anonCount } = c.onlineUsers;
