@@ -52,7 +52,7 @@ for (const storage of storages()) {
     test('shown before the app runs, then taken over in place with no second read; post, vote and live work', async () => {
       const tenantId = t.tenant.tenantId;
       const urlId = 'inline-1';
-      for (const [name, text] of [['Seeder', 'First seeded comment'], ['Other', 'Second seeded comment']] as const) {
+      for (const [name, text] of [['Seeder', 'First seeded comment'], ['Other', 'Second seeded comment, with </script> in it']] as const) {
         const seeded = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, text, { commenterName: name }));
         assert.equal(seeded.status, 200);
       }
@@ -83,7 +83,7 @@ for (const storage of storages()) {
       await appAsked;
       const seeder = page.getByRole('article', { name: 'Seeder' });
       await seeder.getByText('First seeded comment').waitFor();
-      await page.getByRole('article', { name: 'Other' }).getByText('Second seeded comment').waitFor();
+      await page.getByRole('article', { name: 'Other' }).getByText('Second seeded comment, with </script> in it').waitFor();
       assert.equal(await page.evaluate(() => 'FastCommentsApp' in globalThis), false, 'the app has not run yet');
       // A mark on the shown node: it survives only if the app reuses the node.
       await seeder.evaluate((el) => ((el as unknown as { inlineMark: boolean }).inlineMark = true));
@@ -107,7 +107,7 @@ for (const storage of storages()) {
       await page.getByRole('button', { name: /1 new comment/ }).click();
       await page.getByRole('article', { name: 'Liv' }).getByText('Arrived live').waitFor();
 
-      for (const text of ['First seeded comment', 'Second seeded comment', 'Posted over the inline thread', 'Arrived live']) {
+      for (const text of ['First seeded comment', 'Second seeded comment, with </script> in it', 'Posted over the inline thread', 'Arrived live']) {
         assert.equal(await page.getByText(text).count(), 1, `${text} shown once`);
       }
       assert.equal(await page.getByRole('article').count(), 4);
@@ -123,7 +123,25 @@ for (const storage of storages()) {
       assert.equal(apiPaths.filter((p) => p === `GET /comments/${tenantId}`).length, 0, apiPaths.join('\n'));
       assert.equal(apiPaths.filter((p) => p.startsWith('GET /translations/')).length, 0, apiPaths.join('\n'));
       assert.ok(apiPaths.includes(`POST /comments/${tenantId}`), apiPaths.join('\n'));
+
+      // Back later with a session: the page's (anonymous) markup is shown and taken over, and
+      // the thread is read once for this reader, whose own comment gets its controls.
+      requests.length = 0;
+      await page.goto(site.page('/inline-1', inlinePage(t.url, await inlineFragment(t, tenantId, urlId), { tenantId, urlId })));
+      const own = page.getByRole('article', { name: 'Ina' });
+      await own.getByRole('button', { name: 'Edit' }).waitFor();
+      await page.getByRole('button', { name: 'Vote up', pressed: true }).waitFor();
+      const reads = requests.filter((r) => r.method() === 'GET' && new URL(r.url()).pathname === `/comments/${tenantId}`);
+      assert.equal(reads.length, 1, reads.map((r) => r.url()).join('\n'));
+      assert.equal(await page.getByText('Posted over the inline thread').count(), 1);
       assert.deepEqual(errors, []);
+    });
+
+    test('a bad request for the fragment is refused in words', async () => {
+      const res = await fetch(`${t.url}/ssr/comments/inline?tenantId=${encodeURIComponent(t.tenant.tenantId)}`);
+      assert.equal(res.status, 400);
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(await res.text(), /Code: [a-z-]+/);
     });
 
     test('markup of another page is not taken over: the embed reads its own thread once', async () => {
