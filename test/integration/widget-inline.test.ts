@@ -137,6 +137,36 @@ for (const storage of storages()) {
       assert.deepEqual(errors, []);
     });
 
+    test('a reader whose system prefers dark sees the inlined thread dark, before and after the app takes it over', async () => {
+      const tenantId = t.tenant.tenantId;
+      const urlId = 'inline-dark';
+      const seeded = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, 'Read in the dark', { commenterName: 'Seeder' }));
+      assert.equal(seeded.status, 200);
+      const fragment = await inlineFragment(t, tenantId, urlId);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const reader = await openReader('about:blank', {
+        colorScheme: 'dark',
+        beforeLoad: (page) =>
+          page.route(`${t.url}/js/widget-app.min.js`, async (route) => {
+            await held;
+            await route.continue();
+          }),
+      });
+      readers.push(reader);
+      const page = reader.page;
+      await page.goto(site.page('/inline-dark', inlinePage(t.url, fragment, { tenantId, urlId })));
+      const region = page.getByRole('region', { name: /^Comments/ });
+      await region.getByText('Read in the dark').waitFor();
+      const background = () => region.evaluate((el) => (globalThis as any).getComputedStyle(el).backgroundColor as string);
+      const before = await background();
+      release();
+      await page.waitForFunction(() => (globalThis as unknown as { renders: number }).renders > 0);
+      assert.equal(await page.locator('section.fc.dark').count(), 1);
+      assert.equal(await background(), before);
+      assert.equal(before, 'rgb(22, 24, 28)');
+    });
+
     test('a bad request for the fragment is refused in words', async () => {
       const res = await fetch(`${t.url}/ssr/comments/inline?tenantId=${encodeURIComponent(t.tenant.tenantId)}`);
       assert.equal(res.status, 400);

@@ -35,6 +35,17 @@ function inertText(text: string): string {
   return text.replace(/</g, '\\u003c');
 }
 
+/**
+ * The dark theme's colours under `prefers-color-scheme: dark`, for markup whose theme the server
+ * leaves to the reader's system (as the widget does): the markup shows in the theme the widget
+ * will render, and the app, taking over, replaces these styles in the same task as it sets
+ * its own class, so the theme never flips.
+ */
+function systemTheme(): string {
+  const dark = /\.fc\.dark\{([^}]*)\}/.exec(STYLES)?.[1];
+  return dark ? `@media (prefers-color-scheme: dark){.fc{${dark}}}` : '';
+}
+
 /** The fragment to put inside the widget's element. */
 export function renderInline(input: InlineInput): string {
   const c = new WidgetController({ tenantId: input.tenantId, urlId: input.urlId, locale: input.locale, defaultSortDirection: input.direction }, 'http://localhost', () => {});
@@ -62,9 +73,10 @@ export function renderInline(input: InlineInput): string {
     answer: { ...input.answer, user: null },
   };
   const css = input.customCSS.replace(/<\//g, '<\\/');
+  const themed = typeof custom?.['hasDarkBackground'] === 'boolean' ? STYLES : STYLES + systemTheme();
   return (
     '<template shadowrootmode="open">' +
-    `<style data-fc="styles">${STYLES}</style><style data-fc="custom">${css}</style>` +
+    `<style data-fc="styles">${themed}</style><style data-fc="custom">${css}</style>` +
     `<div data-fc="root">${markup}</div>` +
     `<script type="application/json" data-fc="state">${inertText(JSON.stringify(state))}</script>` +
     '</template>'
