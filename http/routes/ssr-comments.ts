@@ -21,6 +21,7 @@ const RENDERER = pathToFileURL(fileURLToPath(new URL('../../web/ssr-render.mjs',
 
 interface Renderer {
   renderThread(input: Record<string, unknown>): string;
+  renderInline(input: Record<string, unknown>): string;
 }
 let renderer: Promise<Renderer> | undefined;
 function loadRenderer(): Promise<Renderer> {
@@ -88,6 +89,22 @@ const VOTE_FORM: Schema = {
 
 const PATH = '/ssr/comments';
 const VOTE_PATH = '/ssr/comments/vote';
+const INLINE_PATH = '/ssr/comments/inline';
+
+interface InlineQuery {
+  tenantId: string;
+  urlId: string;
+  direction?: 'MR' | 'NF' | 'OF';
+  locale?: string;
+}
+const INLINE_QUERY: Schema = {
+  type: 'object',
+  properties: { tenantId: TENANT_ID, urlId: URL_ID, direction: DIRECTION, locale: THREAD_FIELDS.locale },
+  required: ['tenantId', 'urlId'],
+};
+
+/** The string components the widget reads (web/widget/controller.ts `start`). */
+const WIDGET_COMPONENTS = ['comment-ui', 'comment-ui-notifications-list', 'comment-ui-online-users'] as const;
 
 /** A call of another route's handler on behalf of this request (same reader, same budget). */
 function subRequest<Q, B>(req: RouteRequest<unknown, unknown>, method: 'GET' | 'POST', params: Record<string, string>, query: Q, body: B): RouteRequest<Q, B> {
@@ -221,8 +238,50 @@ async function renderPage(req: RouteRequest<ThreadQuery, undefined>): Promise<Cu
   ]);
 }
 
+/**
+ * The thread as a fragment for the tenant's own page (fetched by the tenant's server and put
+ * inside the widget's element): the widget's markup for a reader without identity in a
+ * declarative shadow root, and the state the script takes it over with (docs/widget.md).
+ */
+async function renderInlineFragment(req: RouteRequest<InlineQuery, undefined>): Promise<CustomReply> {
+  const q = req.query;
+  const { app } = req;
+  await admit(req, q.tenantId);
+  const settings = await tenantSettings(app.system, q.tenantId, q.urlId);
+  const direction = q.direction ?? ((settings.config['defaultSortDirection'] as InlineQuery['direction']) || 'MR');
+  const renderedAt = Date.now();
+  const answer = bodyText(await readRoute.handle(subRequest(req, 'GET', { tenantId: q.tenantId }, { urlId: q.urlId, page: 0, direction, includeConfig: true }, undefined)));
+  const locale = q.locale ?? 'en_us';
+  const strings: Record<string, string> = {};
+  for (const component of WIDGET_COMPONENTS) Object.assign(strings, componentStrings(component, locale) ?? {});
+  const { renderInline } = await loadRenderer();
+  const markup = renderInline({
+    tenantId: q.tenantId,
+    urlId: q.urlId,
+    locale,
+    direction,
+    strings,
+    answer,
+    hasDarkBackground: settings.config['hasDarkBackground'] === true,
+    customCSS: typeof settings.config['customCSS'] === 'string' ? settings.config['customCSS'] : '',
+    renderedAt,
+  });
+  return new CustomReply(200, markup, 'text/html; charset=utf-8', [
+    ['cache-control', 'no-cache'],
+    ['x-content-type-options', 'nosniff'],
+  ]);
+}
+
 /** `GET /ssr/comments`, `POST /ssr/comments` (post, reply) and `POST /ssr/comments/vote`. */
 export const ssrCommentRoutes = [
+  route<InlineQuery, undefined>({
+    method: 'GET',
+    path: INLINE_PATH,
+    access: 'open',
+    answers: 'page',
+    query: INLINE_QUERY,
+    handle: renderInlineFragment,
+  }),
   route<ThreadQuery, undefined>({
     method: 'GET',
     path: PATH,

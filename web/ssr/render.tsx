@@ -57,3 +57,5 @@ export function renderThread(input: SsrInput): string {
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
+
+export { renderInline } from './render-inline.js';

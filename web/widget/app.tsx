@@ -9,17 +9,25 @@ import { STYLES } from '../shared/styles.js';
 import type { AppModule, WidgetConfig, WidgetHandle } from '../shared/types.js';
 import { WidgetView } from '../shared/components/widget-view.js';
 import { WidgetController } from './controller.js';
+import { INLINE_FRESH_MS, takeInline } from './inline.js';
+import { defaultUrlId, sessionStore } from './page-identity.js';
 
 /** How often relative dates are refreshed and the element's presence in the page checked. */
 const TICK_MS = 30_000;
 
 function mount(element: HTMLElement, config: WidgetConfig, origin: string): WidgetHandle {
+  // Server-rendered markup already in the element (web/widget/inline.ts) is taken over in place.
+  const inline = takeInline(element.shadowRoot, config, config.urlId || defaultUrlId());
   const shadow = element.shadowRoot ?? element.attachShadow({ mode: 'open' });
-  shadow.innerHTML = '';
-  const style = document.createElement('style');
-  const custom = document.createElement('style');
-  const root = document.createElement('div');
-  shadow.append(style, custom, root);
+  let style: HTMLStyleElement, custom: HTMLStyleElement, root: HTMLElement;
+  if (inline) ({ style, custom, root } = inline);
+  else {
+    shadow.innerHTML = '';
+    style = document.createElement('style');
+    custom = document.createElement('style');
+    root = document.createElement('div');
+    shadow.append(style, custom, root);
+  }
   style.textContent = STYLES;
   const media = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined;
   let destroyed = false;
@@ -37,7 +45,11 @@ function mount(element: HTMLElement, config: WidgetConfig, origin: string): Widg
     scheduled = true;
     queueMicrotask(draw);
   };
-  const controller = new WidgetController({ ...config }, origin, changed);
+  const controller = new WidgetController(
+    inline ? { ...config, locale: config.locale ?? inline.thread.locale, defaultSortDirection: config.defaultSortDirection ?? inline.thread.direction } : { ...config },
+    origin,
+    changed,
+  );
   media?.addEventListener?.('change', changed);
   const tick = setInterval(() => {
     // A wrapper that removes the element without destroy() must not leave a socket open.
@@ -69,8 +81,16 @@ function mount(element: HTMLElement, config: WidgetConfig, origin: string): Widg
       controller.config.onOpenProfile?.(ctx);
     },
   };
+  if (inline) {
+    const { thread } = inline;
+    // The markup was read without identity: a reader with one (or markup too old for the
+    // live catch-up) gets the thread read again, applied over what is shown.
+    const readAgain = Date.now() - thread.renderedAt > INLINE_FRESH_MS || controller.sso !== undefined || sessionStore.get(controller.tenantId) !== undefined;
+    const answer = readAgain ? { ...thread.answer, urlIdWS: undefined } : thread.answer;
+    void controller.startFrom(thread.strings, answer, thread.renderedAt, readAgain);
+  }
   draw();
-  void controller.start();
+  if (!inline) void controller.start();
   return handle;
 }
 

@@ -72,6 +72,8 @@ export class WidgetController {
   #destroyed = false;
   /** Counts list reads: only the latest one's comments are shown (an earlier sort or page answering late is dropped). */
   #reads = 0;
+  /** A first read the page already holds (web/widget/inline.ts), taken by the next first load instead of a request. */
+  #preloaded: { answer: Record<string, any>; since: number } | undefined;
 
   constructor(
     config: WidgetConfig,
@@ -156,10 +158,25 @@ export class WidgetController {
     this.changed();
   }
 
+  /**
+   * Starts from a thread the page already holds (the inline server-rendered markup): its strings
+   * and first read are applied at once, before this returns its promise, with no request; with
+   * `readAgain` (a reader with an identity, or old markup) the thread is then read for this reader.
+   */
+  async startFrom(strings: Record<string, string>, answer: Record<string, any>, since: number, readAgain: boolean): Promise<void> {
+    this.config.onInit?.();
+    this.strings = { ...FALLBACK, ...strings, ...(this.config.translations ?? {}) };
+    this.#preloaded = { answer, since };
+    await this.load(true);
+    if (readAgain) await this.load(true);
+  }
+
   /** Loads page 0 (or the next page with `more`), replacing or extending the thread. */
   async load(first = false, more = false): Promise<void> {
     const page = more ? this.page + 1 : 0;
-    const since = Date.now();
+    const preloaded = first && !more ? this.#preloaded : undefined;
+    this.#preloaded = undefined;
+    const since = preloaded?.since ?? Date.now();
     if (first) {
       // Another page or reader (`update`, `updateUser`): reactions and poll votes are read afresh.
       this.polls.reset();
@@ -170,7 +187,7 @@ export class WidgetController {
     if (!more) this.thread.beginReplacing(read);
     let answer: Record<string, any>;
     try {
-      answer = await this.api.call('GET', `/comments/${encodeURIComponent(this.tenantId)}`, {
+      answer = preloaded?.answer ?? await this.api.call('GET', `/comments/${encodeURIComponent(this.tenantId)}`, {
         urlId: this.urlId,
         page,
         direction: this.direction,
