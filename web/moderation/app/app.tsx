@@ -42,6 +42,11 @@ export function App({ config }: { config: PageConfig }) {
   const [live, setLive] = useState(false);
   const [version, setVersion] = useState(0);
   const moveFocus = useRef(false);
+  // Reads of the queue and its counts are numbered: an answer to an older read (another queue or search) is dropped.
+  const loadSeq = useRef(0);
+  const countSeq = useRef(0);
+  // Comments the live feed added, with the read under way when each came: a read that started before keeps them.
+  const arrived = useRef(new Map<string, { comment: ModComment; seq: number }>());
   // The latest state, for handlers registered once (keys, the live feed).
   const now = useRef({ queue, search, comments, focusId, selected, banFor });
   now.current = { queue, search, comments, focusId, selected, banFor };
@@ -51,21 +56,26 @@ export function App({ config }: { config: PageConfig }) {
   const findQuery = (q: QueueId, s: string) => ({ filters: JSON.stringify(queueOf(q).filter), 'text-search': s || undefined });
 
   const refreshCounts = (s = now.current.search) => {
+    const seq = ++countSeq.current;
     for (const q of QUEUES) {
       void api.call<{ count: number }>('GET', `${base}/count`, { filter: JSON.stringify(q.filter), 'text-search': s || undefined }).then(
-        (a) => setCounts((c) => ({ ...c, [q.id]: a.count })),
+        (a) => seq === countSeq.current && setCounts((c) => ({ ...c, [q.id]: a.count })),
         () => undefined,
       );
     }
   };
 
   const load = async (q: QueueId, s: string, p: number) => {
+    const seq = ++loadSeq.current;
     setLoading(true);
     try {
       const answer = await api.call<{ comments: ModComment[] }>('GET', `${base}/api/comments`, { ...findQuery(q, s), page: p, count: PAGE_SIZE });
+      if (seq !== loadSeq.current) return;
       const shown = answer.comments.filter((c) => belongs(q, c));
+      const missed = [...arrived.current.values()].filter((a) => a.seq >= seq && !shown.some((c) => c._id === a.comment._id)).map((a) => a.comment);
+      arrived.current.clear();
       setComments((before) => {
-        if (p === 0) return shown;
+        if (p === 0) return [...missed, ...shown];
         const have = new Set(before.map((c) => c._id));
         return [...before, ...shown.filter((c) => !have.has(c._id))];
       });
@@ -73,9 +83,9 @@ export function App({ config }: { config: PageConfig }) {
       setPage(p);
       if (p === 0) setSelected(new Set());
     } catch (err) {
-      fail((err as Error).message);
+      if (seq === loadSeq.current) fail((err as Error).message);
     } finally {
-      setLoading(false);
+      if (seq === loadSeq.current) setLoading(false);
     }
   };
 
@@ -185,6 +195,7 @@ export function App({ config }: { config: PageConfig }) {
     try {
       const { comment } = await api.call<{ comment: ModComment }>('GET', `${base}/comment/${id}`);
       if (!belongs(now.current.queue, comment) || now.current.comments.some((c) => c._id === id)) return;
+      arrived.current.set(id, { comment, seq: loadSeq.current });
       setComments((list) => (list.some((c) => c._id === id) ? list : [comment, ...list]));
       announce(t(strings, 'NEW_COMMENT', { name: authorOf(comment, t(strings, 'ANONYMOUS')) }));
     } catch {

@@ -29,7 +29,7 @@ export function belongs(id: QueueId, c: ModComment): boolean {
   if (c.isDeleted === true) return false;
   switch (id) {
     case 'unreviewed':
-      return c.reviewed === false;
+      return c.reviewed !== true;
     case 'flagged':
       return (c.flagCount ?? 0) > 0;
     case 'pending':
