@@ -189,6 +189,28 @@ for (const storage of storages()) {
       assert.equal(good(await mod(t, cookie, 'GET', `/comment/${String(two.body.comment._id)}`)).comment.reviewed, true);
     });
 
+    test('the context of the focused comment: its parent, its page, the author\'s comments, its log', async () => {
+      const urlId = '/page-context';
+      const parent = await widget(t, 'POST', `/comments/${tenantId}`, { urlId }, commentData(urlId, 'The parent says hello', { commenterName: 'Pat' }));
+      const reply = await widget(t, 'POST', `/comments/${tenantId}`, { urlId }, commentData(urlId, 'The reply answers', { commenterName: 'Quinn', parentId: parent.body.comment._id }));
+      const again = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, sessionId: reply.body.user.sessionId }, commentData(urlId, 'Quinn once more', { commenterName: 'Quinn' }));
+      assert.deepEqual([parent.status, reply.status, again.status], [200, 200, 200]);
+      const moderator = await openModeration();
+      const m = moderator.page;
+      await m.getByRole('tab', { name: /^All comments/ }).click();
+      await m.getByRole('tab', { name: /^All comments/, selected: true }).waitFor();
+      const card = m.getByRole('article', { name: 'Comment by Quinn' }).filter({ hasText: 'The reply answers' });
+      await card.focus();
+      const context = m.getByRole('complementary', { name: 'Context of the comment by Quinn' });
+      await context.getByText('The parent says hello').waitFor();
+      await context.getByText('2 comments by this person, under the names: Quinn.').waitFor();
+      assert.equal(await context.getByRole('link', { name: 'Open the page A page' }).getAttribute('href'), `https://blog.example.com${urlId}`);
+      await context.getByText('No moderation yet.').waitFor();
+      await card.getByRole('button', { name: 'Mark reviewed' }).click();
+      await m.getByRole('status').filter({ hasText: 'Marked the comment by Quinn reviewed.' }).waitFor();
+      await context.getByText(/: marked-reviewed$/).waitFor();
+    });
+
     test('export of the queue: started, followed, downloadable', async () => {
       const moderator = await openModeration();
       const m = moderator.page;

@@ -25,6 +25,8 @@ export interface ContextPanelProps {
 interface Context {
   parent: ModComment | null;
   others: ModComment[];
+  /** How many comments the author wrote, under which names (the pre-ban summary: it finds anonymous authors too). */
+  summary: { count: number; usernames: string[] } | null;
   logs: ModLog[];
 }
 
@@ -51,8 +53,9 @@ export function ContextPanel({ strings, locale, api, base, comment, version }: C
       ? api.call<{ comments: ModComment[] }>('GET', `${base}/api/comments`, { filters: JSON.stringify({ userId: comment.userId }), count: OTHERS + 1 }).then((a) => a.comments.filter((o) => o._id !== id).slice(0, OTHERS), () => [])
       : Promise.resolve([]);
     const logs = api.call<{ logs: ModLog[] }>('GET', `${base}/logs/${id}`).then((a) => a.logs, () => []);
-    void Promise.all([parent, others, logs]).then(([p, o, l]) => {
-      if (live) setContext({ parent: p, others: o, logs: l });
+    const summary = api.call<{ count: number; usernames: string[] }>('GET', `${base}/pre-ban-summary/${id}`).then((a) => ({ count: a.count, usernames: a.usernames }), () => null);
+    void Promise.all([parent, others, logs, summary]).then(([p, o, l, sum]) => {
+      if (live) setContext({ parent: p, others: o, logs: l, summary: sum });
     });
     return () => {
       live = false;
@@ -82,8 +85,10 @@ export function ContextPanel({ strings, locale, api, base, comment, version }: C
           <h3>{t(strings, 'THREAD')}</h3>
           <p>{url === null ? comment.pageTitle || comment.urlId : <a href={url} target="_blank" rel="noopener noreferrer">{t(strings, 'OPEN_PAGE', { page: comment.pageTitle || comment.urlId })}</a>}</p>
           <h3>{t(strings, 'AUTHOR_COMMENTS')}</h3>
+          {context.summary !== null && <p>{t(strings, 'BAN_SUMMARY', { count: context.summary.count, names: context.summary.usernames.join(', ') || name })}</p>}
           {context.others.length === 0 ? (
-            <p class="muted">{t(strings, 'NO_AUTHOR_COMMENTS')}</p>
+            // Without an account, the summary above is all there is to know (the filter finds users only).
+            comment.userId ? <p class="muted">{t(strings, 'NO_AUTHOR_COMMENTS')}</p> : null
           ) : (
             <ul class="others">
               {context.others.map((o) => (
