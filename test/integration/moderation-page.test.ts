@@ -18,6 +18,7 @@ import { tabTo, type Violation } from '../fixtures/widget-page.js';
 import { call, linkIn, ok } from './identity-helpers.js';
 import { good, MOD, mod, no } from './moderation-helpers.js';
 import { signIn } from './oauth-helpers.js';
+import { postComment } from './page-helpers.js';
 import { commentData, widget } from './public-comments-helpers.js';
 
 type Json = Record<string, any>;
@@ -270,6 +271,8 @@ for (const storage of storages()) {
       assert.match(html, /<html lang="fr" dir="ltr">/);
       assert.match(html, /"QUEUE_PENDING":"En attente de validation"/);
       assert.doesNotMatch(html, /<script>(?!<\/script>)/, 'no inline script');
+      const arabic = await (await fetch(`${t.url}${MOD}?locale=ar`, { headers: { cookie: admin.cookie } })).text();
+      assert.match(arabic, /<html lang="ar" dir="rtl">/, 'Arabic is laid out right to left');
       const bundle = await fetch(`${t.url}/js/moderation.min.js`);
       assert.equal(bundle.status, 200);
       assert.match(bundle.headers.get('content-type') ?? '', /javascript/);
@@ -290,25 +293,58 @@ for (const storage of storages()) {
       assert.equal(await refusal({ origin: t.url, cookie: plain.cookie }), 403, 'no permission');
       assert.equal(await refusal({ origin: 'http://localhost:3000', cookie: admin.cookie }), 403, 'another site');
 
-      const ws = new WebSocket(feedUrl, { headers: { origin: t.url, cookie: admin.cookie } });
-      const frames: Json[] = [];
-      ws.on('message', (data) => frames.push(JSON.parse(String(data))));
-      await new Promise((resolve, reject) => {
-        ws.once('open', resolve);
-        ws.once('error', reject);
-      });
+      /** An open feed and the frames it has received so far. */
+      const openFeed = async (cookie: string) => {
+        const ws = new WebSocket(feedUrl, { headers: { origin: t.url, cookie } });
+        const frames: Json[] = [];
+        ws.on('message', (data) => frames.push(JSON.parse(String(data))));
+        await new Promise((resolve, reject) => {
+          ws.once('open', resolve);
+          ws.once('error', reject);
+        });
+        const heard = (id: string) =>
+          new Promise<Json>((resolve) => {
+            const check = () => {
+              const frame = frames.find((f) => f.commentId === id);
+              if (frame) resolve(frame);
+              else ws.once('message', () => setImmediate(check));
+            };
+            check();
+          });
+        return { ws, frames, heard };
+      };
+
+      // A moderator limited to group g1 (an accepted invitation) hears only comments of g1.
+      const email = `page-grouped-${storage}@example.com`;
+      const invited = ok(await call<{ moderator: Json }>(t, 'POST', '/api/v1/moderators', { body: { name: 'Grouped', email, moderationGroupIds: ['g1'] } })).moderator;
+      const user = ok(await call<{ tenantUser: Json }>(t, 'POST', '/api/v1/tenant-users', { body: { username: `page-grouped-${storage}`, email } })).tenantUser;
+      ok(await call(t, 'POST', `/api/v1/tenant-users/${String(user['id'])}/send-login-link`));
+      const login = await sink.waitFor((r: Received) => r.rcptTo.includes(email), 'the login link');
+      const opened = await fetch(linkIn(login, '/auth/login-link/'));
+      assert.equal(opened.status, 200);
+      const grouped = { cookie: opened.headers.get('set-cookie')!.split(';')[0]! };
+      ok(await call(t, 'POST', `/api/v1/moderators/${String(invited['_id'])}/send-invite`, { query: { fromName: 'Boss' } }));
+      const invite = await sink.waitFor((r: Received) => r.rcptTo.includes(email) && /moderator-invite/.test(String(r.mail.text ?? r.mail.html)), 'the invitation');
+      assert.equal((await fetch(linkIn(invite, '/auth/moderator-invite/'))).status, 200);
+
+      const all = await openFeed(admin.cookie);
+      const g1 = await openFeed(grouped.cookie);
       try {
         const urlId = '/page-feed';
         const posted = await widget(t, 'POST', `/comments/${tenantId}`, { urlId }, commentData(urlId, 'Heard by the feed'));
         assert.equal(posted.status, 200);
         const id = String(posted.body.comment._id);
-        await new Promise<void>((resolve) => {
-          const check = () => (frames.some((f) => f.commentId === id) ? resolve() : ws.once('message', () => setImmediate(check)));
-          check();
-        });
-        assert.deepEqual(frames.find((f) => f.commentId === id), { type: 'moderation-queued', commentId: id, urlId });
+        assert.deepEqual(await all.heard(id), { type: 'moderation-queued', commentId: id, urlId });
+        // Two comments of one page, published in this order: the g2 one first.
+        const outside = await postComment(t, urlId, { comment: 'In g2', moderationGroupIds: ['g2'] });
+        const inside = await postComment(t, urlId, { comment: 'In g1', moderationGroupIds: ['g1'] });
+        await all.heard(outside._id);
+        await all.heard(inside._id);
+        await g1.heard(inside._id);
+        assert.equal(g1.frames.some((f) => f.commentId === outside._id || f.commentId === id), false, 'nothing outside the moderator\'s groups');
       } finally {
-        ws.close();
+        all.ws.close();
+        g1.ws.close();
       }
     });
   });
