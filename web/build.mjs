@@ -28,6 +28,8 @@ await Promise.all([
   build({ ...common, entryPoints: [join(here, 'widget', 'loader-sync.ts')], outfile: join(out, 'embed-v2.min.js') }),
   build({ ...common, entryPoints: [join(here, 'widget', 'loader-async.ts')], outfile: join(out, 'embed-v2-async.min.js') }),
   build({ ...common, entryPoints: [join(here, 'widget', 'app.tsx')], outfile: join(out, 'widget-app.min.js') }),
+  // The moderation page (web/moderation/), served by the server at /auth/my-account/moderate-comments.
+  build({ ...common, entryPoints: [join(here, 'moderation', 'main.tsx')], outfile: join(out, 'moderation.min.js') }),
   // The server-rendered fallback: the same components, rendered by the server (Node, ES module).
   build({ ...common, minify: false, format: 'esm', platform: 'node', target: ['node20'], entryPoints: [join(here, 'ssr', 'render.tsx')], outfile: join(out, 'ssr-render.mjs') }),
 ]);

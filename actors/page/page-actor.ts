@@ -19,6 +19,7 @@ import { renamePage } from './page-moves.js';
 import { react, reactState } from './page-reactions.js';
 import { createPage, deletePage, patchPage, syncPage } from './page-record.js';
 import { type PageHost, PageState, saveComment } from './page-state.js';
+import { moderationQueued } from '../moderation/queue-event.js';
 import { castVote, flushCounts, listVotes, recount, removeVote } from './page-votes.js';
 import { adjustVotes } from './page-vote-adjust.js';
 import { NotOnThisPage, PAGE_VIEWS, type PageProtocol } from './protocol.js';
@@ -79,6 +80,7 @@ export class PageActor extends Actor<PageProtocol> {
     commitNow: (ops: readonly WriteOp[]) => this.commitNow(ops),
     tellPoll: (commentId, change) => this.#tellPoll(commentId, change),
     announceBadges: (events) => this.publish(badgeEventsTopic(this.#state.tenantId), events),
+    announceQueued: (commentId, groups) => this.publish(tenantTopic(this.#state.tenantId), moderationQueued(this.#state.tenantId, this.#state.urlId, commentId, groups)),
   };
 
   override async onStart(): Promise<void> {

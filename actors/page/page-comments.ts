@@ -145,6 +145,7 @@ export async function createComment(host: PageHost, { input, settings, isLive, d
     host.system.tell(HashTagKind, state.tenantId, 'ensure', { tags: tags.hashTags.map((t) => t.tag) });
   }
   const view = state.view(doc);
+  host.announceQueued(id, doc.moderationGroupIds);
   if (isLive && isVisible(doc)) host.publish(commentEvent('new-comment', view));
   // A poll reaches widgets live whatever `isLive` says (inside new-comment when it is set).
   else if (poll !== null && isVisible(doc)) host.publish(pollUpdateEvent(id, state.urlId, poll, now));

@@ -41,6 +41,8 @@ export interface PageHost {
   announceBadges(events: readonly BadgeEventDoc[]): void;
   /** Tells the poll of a comment that the comment changed (after the change is durable). */
   tellPoll(commentId: string, change: { isLocked: boolean; urlId: string; deleted: boolean }): Promise<void>;
+  /** Tells moderators' pages of a new comment (actors/moderation/queue-event.ts), once it is durable. */
+  announceQueued(commentId: string, moderationGroupIds: readonly string[] | null): void;
 }
 
 /** Replaces a comment's document in memory and storage. */

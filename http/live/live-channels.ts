@@ -5,6 +5,7 @@ import { EventLogFeeder } from './event-log-feeder.js';
 import { liveFanout, type LiveRelaySend } from './fanout.js';
 import { SubChannel } from './sub-channel.js';
 import { configPush } from './config-push.js';
+import { MODERATION_FEED_PATH, ModerationFeed } from './moderation-feed.js';
 
 /** How often pages gone quiet have their expired event-log entries dropped. */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -38,6 +39,9 @@ export function startLive(http: HttpServer, services: AppServices, cluster?: Liv
   const unlistenSub = services.bus.listen(sub.onBusEvent);
   const unlistenPresence = services.bus.listen(services.presence.onBusEvent);
   const unlistenConfig = services.bus.listen(configPush(services.system, services.bus, services.presence));
+  const moderationFeed = new ModerationFeed(services);
+  http.live(MODERATION_FEED_PATH, moderationFeed.behavior);
+  const unlistenModeration = services.bus.listen(moderationFeed.onBusEvent);
   const sweep = setInterval(() => services.system.tell(EventLogSweeperKind, SWEEPER_ID, 'sweep', null), SWEEP_INTERVAL_MS);
   sweep.unref();
   return {
@@ -47,6 +51,7 @@ export function startLive(http: HttpServer, services: AppServices, cluster?: Liv
       unlistenSub();
       unlistenPresence();
       unlistenConfig();
+      unlistenModeration();
       services.presence.stop();
       await feeder.stop(services.store);
     },

@@ -52,6 +52,7 @@ import { moderateExportRoutes } from './moderate-export.js';
 import { moderateSearchRoutes } from './moderate-search.js';
 import { moderateBadgeRoutes } from './moderate-badges.js';
 import { moderateVoteRoutes } from './moderate-votes.js';
+import { moderationPageRoutes } from './moderation-page.js';
 
 /** Every HTTP route of the server. */
 export const ROUTES: readonly AnyRoute[] = [
@@ -108,4 +109,5 @@ export const ROUTES: readonly AnyRoute[] = [
   ...moderateBadgeRoutes,
   ...moderateVoteRoutes,
   ...publicPollVoteRoutes,
+  ...moderationPageRoutes,
 ];

@@ -6,8 +6,8 @@ import { CustomReply, route, type Schema } from '../route.js';
 /** The widget's bundles, built by `npm run build` (web/build.mjs) into dist/web/. */
 const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
 
-/** The served names: the FastComments script names, and the app the loader fetches. */
-export const WIDGET_FILES = ['embed-v2.min.js', 'embed-v2-async.min.js', 'widget-app.min.js'] as const;
+/** The served names: the FastComments script names, the app the loader fetches, and the moderation page's bundle. */
+export const WIDGET_FILES = ['embed-v2.min.js', 'embed-v2-async.min.js', 'widget-app.min.js', 'moderation.min.js'] as const;
 
 const FILE_PARAM: Schema = {
   type: 'object',

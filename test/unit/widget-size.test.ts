@@ -22,3 +22,12 @@ test('the widget loader and app stay within their gzipped size budget', () => {
   assert.ok(loader + app <= TOTAL_BUDGET, `loader + app ${loader + app} B gzipped > ${TOTAL_BUDGET} B`);
   assert.match(readFileSync(repoFile('dist/web/widget-app.min.js'), 'utf8'), /prefers-color-scheme|--accent/, 'the styles are in the app bundle');
 });
+
+/** The moderation page's bundle (web/moderation/), gzipped: one page moderators load, styles included. */
+const MODERATION_BUDGET = 20 * 1024;
+
+test('the moderation page bundle stays within its gzipped size budget', () => {
+  const size = gzipped('moderation.min.js');
+  assert.ok(size <= MODERATION_BUDGET, `moderation page ${size} B gzipped > ${MODERATION_BUDGET} B`);
+  assert.match(readFileSync(repoFile('dist/web/moderation.min.js'), 'utf8'), /moderation-queued/, 'the bundle is the moderation page');
+});
