@@ -191,7 +191,10 @@ async function run(ctx: SuiteContext): Promise<void> {
   const commentIds = await seedComments(server);
 
   ctx.progress(`baseline: votes at ${VOTES_PER_SECOND}/s, no subscribers (${durationSeconds} s)`);
+  const aloneCpu0 = processCpuSeconds(server.pid) ?? 0;
+  const aloneWall0 = performance.now();
   const alone = await driveVotes(server, commentIds, VOTES_PER_SECOND, durationSeconds, 'alone');
+  const aloneServerCores = ((processCpuSeconds(server.pid) ?? 0) - aloneCpu0) / ((performance.now() - aloneWall0) / 1000);
 
   ctx.progress(`connect ${count} subscribers (in a process of their own)`);
   const clients = new Clients();
@@ -322,6 +325,10 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'voteP99Ratio', label: 'vote latency p99 with subscribers ÷ without', value: ms(alone.latency, 99) === 0 ? 0 : ms(live.latency, 99) / ms(alone.latency, 99), unit: '×', digits: 2 });
   ctx.figure({ key: 'countMismatches', label: 'comments whose count summed by a reference subscriber differs from storage', value: countMismatches, unit: '' });
   ctx.figure({ key: 'serverCores', label: 'server CPU during the measured phase', value: serverCores, unit: 'cores', digits: 2 });
+  ctx.figure({ key: 'serverCoresAlone', label: 'server CPU during the baseline (same votes, no subscriber)', value: aloneServerCores, unit: 'cores', digits: 2 });
+  // Frames written per second to all subscribers, over the phases with subscribers.
+  const frameWrites = (truth.length * count) / ((warm?.seconds ?? 0) + live.seconds);
+  ctx.figure({ key: 'serverUsPerFrame', label: 'server CPU added by fan-out per frame written to a subscriber', value: frameWrites === 0 ? 0 : (Math.max(0, serverCores - aloneServerCores) * 1e6) / frameWrites, unit: 'µs', digits: 2 });
   ctx.figure({ key: 'subscriberCores', label: 'subscribers\' process CPU', value: subscriberCores, unit: 'cores', digits: 2 });
   ctx.figure({ key: 'subscriberLoop', label: 'subscribers\' process event-loop utilisation (1: saturated, arrival times late)', value: subscriberLoop, unit: '', digits: 2 });
   ctx.figure({ key: 'clientCores', label: 'vote driver CPU (this process)', value: driverCores, unit: 'cores', digits: 2 });
@@ -352,7 +359,7 @@ async function run(ctx: SuiteContext): Promise<void> {
 export const fanout: Suite = {
   name: 'fanout',
   description:
-    `${DEFAULT_SUBSCRIBERS} websocket subscribers on one page while real votes arrive at ${VOTES_PER_SECOND}/s: ` +
+    `websocket subscribers (default ${DEFAULT_SUBSCRIBERS}; --connections) on one page while real votes arrive at ${VOTES_PER_SECOND}/s: ` +
     'every event delivered, and the time from a vote\'s acknowledgement to its receipt; baseline: the same votes with no subscriber.',
   targets: [
     { figure: 'lostEvents', op: '<=', value: 0, description: 'every subscriber receives every vote event' },
