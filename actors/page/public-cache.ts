@@ -31,12 +31,6 @@ interface Kept {
   answer: PublicAnswer | undefined;
 }
 
-/** What became of the kept answers after a change, for the page's published view. */
-export interface CacheEffects {
-  /** Keys whose bytes are no longer served. */
-  readonly dropped: readonly string[];
-}
-
 function sameSlice(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -48,10 +42,6 @@ export class PublicCache {
   readonly #kept = new Map<string, Kept>();
   /** Called for every key whose bytes stop being served (dropped or evicted). */
   readonly #onDropped: (key: string) => void;
-  /** Answers whose comments were reused after only their page-wide fields changed (for tests and metrics). */
-  reused = 0;
-  /** Answers built from nothing. */
-  built = 0;
 
   constructor(onDropped: (key: string) => void) {
     this.#onDropped = onDropped;
@@ -74,13 +64,11 @@ export class PublicCache {
         const window = kept.footprint.window;
         kept.parts = { ...kept.parts, ...envelopeOf(source, query), ...(window === null ? {} : { pageNumber: window.pageNumber, hasMore: window.hasMore }) };
         kept.answer = new PublicAnswer(Buffer.from(joinParts(kept.parts, tail)));
-        this.reused++;
       }
       return { answer: kept.answer, evicted: undefined };
     }
     const { parts, footprint } = publicListParts(source, query, null, true);
     const answer = new PublicAnswer(Buffer.from(joinParts(parts, tail)));
-    this.built++;
     let evicted: string | undefined;
     if (this.#kept.size >= MAX_ANSWERS) {
       evicted = this.#kept.keys().next().value!;
