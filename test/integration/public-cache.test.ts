@@ -1,6 +1,6 @@
 /**
  * The anonymous page view's kept answers (actors/page/public-cache.ts) on the real page actor:
- * after any sequence of inserts, replies, votes, edits, pins, hides and deletes, every answer
+ * after any sequence of inserts, replies, votes, edits, pins, hides, moves and deletes, every answer
  * the page still serves equals one computed afresh from its state, and answers a change does
  * not alter are kept.
  */
@@ -60,6 +60,7 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('pin' as const), on: fc.nat(), pinned: fc.boolean() }),
   fc.record({ kind: fc.constant('hide' as const), on: fc.nat(), approved: fc.boolean() }),
   fc.record({ kind: fc.constant('delete' as const), on: fc.nat() }),
+  fc.record({ kind: fc.constant('move' as const), on: fc.nat(), to: fc.option(fc.nat(), { nil: null }) }),
 );
 type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
 
@@ -124,6 +125,13 @@ for (const storage of storages()) {
           return done(ids, id, (await t.api('PATCH', `/api/v1/comments/${id}`, { body: { isPinned: o.pinned } })).status);
         case 'hide':
           return done(ids, id, (await t.api('PATCH', `/api/v1/comments/${id}`, { body: { approved: o.approved } })).status);
+        case 'move': {
+          // Under another comment of the page, or to the top; a move under its own reply is refused, and changes nothing.
+          const parentId = o.to === null ? null : ids[o.to % ids.length]!;
+          const res = await t.api<{ code?: string }>('PATCH', `/api/v1/comments/${id}`, { body: { parentId } });
+          if (res.status === 400 && res.body.code === 'invalid-parent-id') return;
+          return done(ids, id, res.status);
+        }
         default:
           assert.ok([200, 404].includes((await t.api('DELETE', `/api/v1/comments/${id}`)).status));
           ids.splice(ids.indexOf(id), 1);
