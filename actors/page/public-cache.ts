@@ -17,16 +17,17 @@
  */
 import { type CommentDoc, isVisible } from './comment-doc.js';
 import { PublicAnswer } from './public-answers.js';
-import { envelopeOf, isAnchored, joinParts, type ListFootprint, type ListParts, type PublicListQuery, publicListParts, type PublicSource, publicWindow } from './public-listing.js';
+import { envelopeOf, isAnchored, joinParts, type ListFootprint, type ListParts, type PublicListQuery, publicListParts, type PublicSource, publicWindow, type PublicWindow } from './public-listing.js';
 
 /** Answers kept per page; the oldest goes first. */
 export const MAX_ANSWERS = 32;
 
 interface Kept {
   readonly query: PublicListQuery;
-  readonly tail: string;
   parts: ListParts;
   readonly footprint: ListFootprint;
+  /** The window as it stands (its roots are the footprint's; its page number and `hasMore` may have moved since). */
+  window: PublicWindow | null;
   /** The bytes served (and published as a view); undefined once the page-wide fields changed. */
   answer: PublicAnswer | undefined;
 }
@@ -61,7 +62,7 @@ export class PublicCache {
     const kept = this.#kept.get(key);
     if (kept !== undefined) {
       if (kept.answer === undefined) {
-        const window = kept.footprint.window;
+        const window = kept.window;
         kept.parts = { ...kept.parts, ...envelopeOf(source, query), ...(window === null ? {} : { pageNumber: window.pageNumber, hasMore: window.hasMore }) };
         kept.answer = new PublicAnswer(Buffer.from(joinParts(kept.parts, tail)));
       }
@@ -74,7 +75,7 @@ export class PublicCache {
       evicted = this.#kept.keys().next().value!;
       this.#kept.delete(evicted);
     }
-    this.#kept.set(key, { query, tail, parts, footprint: footprint!, answer });
+    this.#kept.set(key, { query, parts, footprint: footprint!, window: footprint!.window, answer });
     return { answer, evicted };
   }
 
@@ -85,8 +86,7 @@ export class PublicCache {
     const was = old !== null && isVisible(old);
     const is = doc !== null && isVisible(doc);
     for (const [key, kept] of this.#kept) {
-      const { footprint, query } = kept;
-      const window = footprint.window;
+      const { footprint, query, window } = kept;
       let stale = footprint.shown.has(id) || (was && footprint.expanded.has(old.parentId!)) || (is && footprint.expanded.has(doc.parentId!));
       if (!stale && window === null) stale = was || is;
       let moved: { pageNumber: number; hasMore: boolean } | undefined;
@@ -100,7 +100,7 @@ export class PublicCache {
         this.#onDropped(key);
         continue;
       }
-      if (moved !== undefined) (kept.footprint as { window: ListFootprint['window'] }).window = { slice: window!.slice, ...moved };
+      if (moved !== undefined) kept.window = { slice: window!.slice, ...moved };
       this.#checkEnvelope(source, key, kept, moved !== undefined);
     }
   }
