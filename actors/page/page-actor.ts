@@ -27,7 +27,7 @@ import { PAGE_REACTS, type ReactDoc } from './react-doc.js';
 import { type VoteDoc, VOTES } from './vote-doc.js';
 import { badgeEventsTopic } from '../badge/protocol.js';
 import { setUserBadges } from './page-badges.js';
-import { PublicAnswer, PublicAnswers } from './public-answers.js';
+import { PublicCache } from './public-cache.js';
 import { publicListJson } from './public-listing.js';
 import { commentPositions, publicSource } from './public-source.js';
 import { LoopYielder } from './yield-loop.js';
@@ -59,8 +59,8 @@ function splitId(id: string): [tenantId: string, urlId: string] {
  */
 export class PageActor extends Actor<PageProtocol> {
   readonly #state = new PageState(...splitId(this.id), () => this.clearView(PAGE_VIEWS.answers));
-  /** Anonymous widget answers, dropped whenever the page changes (public-answers.ts). */
-  readonly #public = new PublicAnswers();
+  /** Anonymous widget answers, each dropped when a change alters it (public-cache.ts). */
+  readonly #public = new PublicCache((key) => this.deleteView(PAGE_VIEWS.publicAnswers, key));
   /** The `broadcastId` of the widget write being handled: copied into every event it publishes. */
   #broadcastId: string | undefined;
   /** A widget pin being handled: its `updated-comment` event carries the comment's new place. */
@@ -84,12 +84,23 @@ export class PageActor extends Actor<PageProtocol> {
   };
 
   override async onStart(): Promise<void> {
-    this.#state.onChange = () => {
-      if (this.#public.size === 0) return;
-      this.#public.clear();
-      this.clearView(PAGE_VIEWS.publicAnswers);
+    // Comment documents report each change themselves; a touch names what else changed (a poll).
+    this.#state.onChange = (id) => {
+      if (id !== undefined) this.#public.commentTouched(id);
+    };
+    this.#state.comments.observer = {
+      changed: (old, doc) => {
+        if (this.#public.size > 0) this.#public.commentChanged(publicSource(this.#state), old, doc);
+      },
+      cleared: () => this.#public.clear(),
     };
     await this.#load();
+  }
+
+  /** After a change of the page record (`isClosed` is in every anonymous answer): the answers it alters are joined again. */
+  #recordChanged<T>(result: T): T {
+    this.#public.pageChanged(publicSource(this.#state));
+    return result;
   }
 
   /** An event as the widget write being handled publishes it (see `#broadcasting`). */
@@ -158,6 +169,7 @@ export class PageActor extends Actor<PageProtocol> {
       }
     }
     state.restructure();
+    this.#public.clear();
   }
 
   /** Measured by `npm run bench -- hot-page`: about 4.6 KB of heap per resident comment beyond its text. */
@@ -286,30 +298,26 @@ export class PageActor extends Actor<PageProtocol> {
     listVotes: ({ voterKey }) => listVotes(this.#host, voterKey),
 
     getPage: () => this.#state.page,
-    createPage: (request) => createPage(this.#host, request),
-    patchPage: (request) => patchPage(this.#host, request),
-    deletePage: (request) => deletePage(this.#host, request),
-    renamePage: (request) => renamePage(this.#host, request),
+    createPage: (request) => this.#recordChanged(createPage(this.#host, request)),
+    patchPage: (request) => this.#recordChanged(patchPage(this.#host, request)),
+    deletePage: (request) => this.#recordChanged(deletePage(this.#host, request)),
+    renamePage: async (request) => this.#recordChanged(await renamePage(this.#host, request)),
 
     react: (request) => react(this.#host, request),
     reactState: (request) => reactState(this.#host, request),
-    importComments: (request) => importComments(this.#host, request),
-    finishImport: () => finishImport(this.#host),
+    importComments: async (request) => this.#recordChanged(await importComments(this.#host, request)),
+    finishImport: async () => this.#recordChanged(await finishImport(this.#host)),
     setUserBadges: ({ userId, badges }) => setUserBadges(this.#host, userId, badges),
 
     publicList: ({ key, query, reader, tail }) => {
-      if (reader === null) {
-        const hit = this.#public.get(key);
-        if (hit !== undefined) return hit.identity;
-      }
-      const json = Buffer.from(publicListJson(publicSource(this.#state), query, reader, tail));
-      if (reader !== null) return json;
-      const answer = new PublicAnswer(json);
-      const evicted = this.#public.set(key, answer);
+      if (reader !== null) return Buffer.from(publicListJson(publicSource(this.#state), query, reader, tail));
+      const hit = this.#public.get(key);
+      if (hit !== undefined) return hit.identity;
+      const { answer, evicted } = this.#public.answer(publicSource(this.#state), key, query, tail);
       if (evicted !== undefined) this.deleteView(PAGE_VIEWS.publicAnswers, evicted);
       // Readers get it without a message once everything it shows is durable.
       this.setView(PAGE_VIEWS.publicAnswers, answer, key);
-      return json;
+      return answer.identity;
     },
     commentPositions: ({ commentId }) => commentPositions(publicSource(this.#state), commentId),
     replyCount: async ({ commentId }) => {

@@ -190,11 +190,20 @@ export class PageIndex {
 
 const EMPTY: ReadonlySet<string> = new Set();
 
+/** What a `CommentMap` tells of each change. */
+export interface CommentObserver {
+  /** `old` null: a new comment; `doc` null: it left. */
+  changed(old: CommentDoc | null, doc: CommentDoc | null): void;
+  cleared(): void;
+}
+
 /** The page's comments by id; every change goes through `set`, `delete` and `clear`, which keep `index` in step. */
 export class CommentMap extends Map<string, CommentDoc> {
   index = new PageIndex();
   /** Called after every change. */
   onChange: (() => void) | undefined;
+  /** Told of every change after `onChange`, with the documents before and after (caches that drop only what changed). */
+  observer: CommentObserver | undefined;
 
   override set(id: string, doc: CommentDoc): this {
     // Map's constructor calls set before the fields exist; it is never given entries here.
@@ -202,6 +211,7 @@ export class CommentMap extends Map<string, CommentDoc> {
     super.set(id, doc);
     this.index?.update(old, doc);
     this.onChange?.();
+    this.observer?.changed(old, doc);
     return this;
   }
 
@@ -211,6 +221,7 @@ export class CommentMap extends Map<string, CommentDoc> {
     super.delete(id);
     this.index.update(old, null);
     this.onChange?.();
+    this.observer?.changed(old, null);
     return true;
   }
 
@@ -218,5 +229,6 @@ export class CommentMap extends Map<string, CommentDoc> {
     super.clear();
     this.index = new PageIndex();
     this.onChange?.();
+    this.observer?.cleared();
   }
 }

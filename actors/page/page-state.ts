@@ -165,15 +165,15 @@ export class PageState {
   touch(id: string): void {
     this.#json.delete(id);
     this.#version = {};
-    this.dropAnswers();
+    this.dropAnswers(id);
   }
 
-  /** Called whenever what readers see may have changed (the widget API's answers go then). */
-  onChange: (() => void) | undefined;
+  /** Called whenever what readers see may have changed, with the comment when one alone did. */
+  onChange: ((id?: string) => void) | undefined;
 
   /** Forgets the ready list answers (a vote or comment changed what they show), and their view. */
-  dropAnswers(): void {
-    this.onChange?.();
+  dropAnswers(id?: string): void {
+    this.onChange?.(id);
     if (this.answers.size === 0) return;
     this.answers.clear();
     this.#onAnswersDropped();

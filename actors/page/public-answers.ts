@@ -1,18 +1,15 @@
 /**
- * Anonymous readers' answers of a page, kept as bytes until the page next changes: the JSON
- * once, and gzip and brotli encodings of it, made once per change. Small answers are
- * compressed at once (cheaper than a round trip to the thread pool); large ones in libuv's
- * thread pool, off the event loop, and served uncompressed (or in the encoding already made)
- * until theirs is ready. A change of the page drops them all; a compression finishing after
- * the drop fills an answer nobody serves any more, which is harmless.
+ * One anonymous reader's answer of a page as bytes: the JSON once, and gzip and brotli
+ * encodings of it, made once. Small answers are compressed at once (cheaper than a round trip
+ * to the thread pool); large ones in libuv's thread pool, off the event loop, and served
+ * uncompressed (or in the encoding already made) until theirs is ready. Which answers are kept,
+ * and until which change, is public-cache.ts's concern; a compression finishing after its
+ * answer was dropped fills an answer nobody serves any more, which is harmless.
  */
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 
 /** Answers below this many bytes are compressed on the spot. */
 export const SYNC_COMPRESS_MAX = 16_384;
-/** Answers kept per page; the oldest goes first. */
-const MAX_ANSWERS = 32;
-
 const BROTLI_SYNC = { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } };
 const BROTLI_ASYNC = { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } };
 
@@ -58,32 +55,4 @@ export function accepts(header: string, coding: string): boolean {
     at = header.indexOf(coding, at + 1);
   }
   return false;
-}
-
-/** The answers of one page, by key, oldest first. */
-export class PublicAnswers {
-  readonly #answers = new Map<string, PublicAnswer>();
-
-  get(key: string): PublicAnswer | undefined {
-    return this.#answers.get(key);
-  }
-
-  /** Keeps an answer; returns the key of the one it pushed out, if any. */
-  set(key: string, answer: PublicAnswer): string | undefined {
-    let evicted: string | undefined;
-    if (this.#answers.size >= MAX_ANSWERS) {
-      evicted = this.#answers.keys().next().value!;
-      this.#answers.delete(evicted);
-    }
-    this.#answers.set(key, answer);
-    return evicted;
-  }
-
-  get size(): number {
-    return this.#answers.size;
-  }
-
-  clear(): void {
-    this.#answers.clear();
-  }
 }

@@ -119,12 +119,20 @@ function pinnedFirst(source: PublicSource, ids: OrderedIds): OrderedIds {
 /** Builds one answer: shared by every anonymous reader when `reader` is null. */
 class Builder {
   readonly #pending = new Map<string | null, string[]>();
+  /** With `record`: comments whose JSON the answer holds, and whose replies it read (null: the root list). */
+  readonly shown: Set<string> | undefined;
+  readonly expanded: Set<string | null> | undefined;
 
   constructor(
     readonly source: PublicSource,
     readonly q: PublicListQuery,
     readonly reader: PublicReader | null,
+    record = false,
   ) {
+    if (record) {
+      this.shown = new Set();
+      this.expanded = new Set();
+    }
     if (reader === null || (reader.userId === null && reader.anonUserId === null)) return;
     // The reader's own held comments (awaiting approval, or taken for spam): theirs to see.
     const mine = source.hidden().filter((d) => !d.isDeleted && isOwnComment(d, reader));
@@ -138,6 +146,7 @@ class Builder {
 
   /** Replies of a comment (null: roots) as this reader sees them: the reader's held ones first. */
   kids(parentId: string | null): OrderedIds {
+    this.expanded?.add(parentId);
     const visible = this.source.children(parentId, this.q.direction);
     const ordered = parentId === null ? pinnedFirst(this.source, visible) : visible;
     const own = this.#pending.get(parentId);
@@ -145,6 +154,7 @@ class Builder {
   }
 
   item(id: string, extra = ''): string {
+    this.shown?.add(id);
     const doc = this.source.doc(id)!;
     const json = sharedJson(this.source, doc);
     const personal = this.#personal(doc) + extra;
@@ -231,16 +241,74 @@ function window(source: PublicSource, q: PublicListQuery, roots: OrderedIds): { 
   return { start, end: start + limit, pageNumber: q.skip === null ? page : Math.floor(start / Math.max(limit, 1)) };
 }
 
+/** Whether a query is a search (`searchText`, `hashTags`): it reads every comment of the page. */
+export function isSearch(q: PublicListQuery): boolean {
+  return q.searchText !== null || q.hashTagKeys.length > 0;
+}
+
+/** Whether the window of a query is placed by a comment (a cursor, or `fetchPageForCommentId`). */
+export function isAnchored(q: PublicListQuery): boolean {
+  return q.afterCommentId !== null || q.beforeCommentId !== null || q.fetchPageForCommentId !== null;
+}
+
+/** The root comments an anonymous answer of a (non-search) query shows, and its paging fields. */
+export interface PublicWindow {
+  readonly slice: readonly string[];
+  readonly pageNumber: number;
+  readonly hasMore: boolean;
+}
+
+function windowOf(source: PublicSource, q: PublicListQuery, roots: OrderedIds): PublicWindow {
+  const w = window(source, q, roots);
+  return { slice: roots.slice(w.start, w.end), pageNumber: w.pageNumber, hasMore: w.end < roots.length };
+}
+
+/** The window an anonymous reader's answer of a non-search query shows now: O(log n + limit), no comment JSON. */
+export function publicWindow(source: PublicSource, q: PublicListQuery): PublicWindow {
+  return windowOf(source, q, new Builder(source, q, null).kids(q.parentId));
+}
+
 /**
- * The answer's body up to (not including) its closing brace: `{"status":"success","comments":[...],
- * "pageNumber":..,"hasMore":..,"commentCount":..,"isClosed":..` followed by `tail`.
+ * What an anonymous answer read of the page, to tell which changes alter it (public-cache.ts):
+ * the window it slices, the comments it shows and those whose replies it walked.
  */
-export function publicListJson(source: PublicSource, q: PublicListQuery, reader: PublicReader | null, tail: string): string {
-  const b = new Builder(source, q, reader);
+export interface ListFootprint {
+  /** null for a search, which reads every comment. */
+  readonly window: PublicWindow | null;
+  readonly shown: ReadonlySet<string>;
+  /** Comments whose replies the answer read below its window's roots (not the listed parent itself). */
+  readonly expanded: ReadonlySet<string>;
+}
+
+/** An answer in two parts: its comments (the costly part) and the page-wide fields around them. */
+export interface ListParts {
+  /** `{"status":"success","comments":[...]`. */
+  readonly items: string;
+  readonly pageNumber: number;
+  readonly hasMore: boolean;
+  readonly commentCount: number;
+  readonly isClosed: boolean;
+}
+
+/** The page-wide fields an answer of `q` shows now (its comments aside). */
+export function envelopeOf(source: PublicSource, q: PublicListQuery): { commentCount: number; isClosed: boolean } {
+  const counts = source.counts();
+  return { commentCount: q.countAll ? counts.commentCount : counts.rootCommentCount, isClosed: source.isClosed };
+}
+
+/** The answer's body from its parts, followed by `tail` and `}`. */
+export function joinParts(parts: ListParts, tail: string): string {
+  return `${parts.items},"pageNumber":${parts.pageNumber},"hasMore":${parts.hasMore},"commentCount":${parts.commentCount},"isClosed":${parts.isClosed}${tail}}`;
+}
+
+/** Builds an answer's parts; with `record`, also what it read (for an anonymous answer kept by public-cache.ts). */
+export function publicListParts(source: PublicSource, q: PublicListQuery, reader: PublicReader | null, record = false): { parts: ListParts; footprint: ListFootprint | undefined } {
+  const b = new Builder(source, q, reader, record);
   let items: string[];
   let pageNumber: number;
   let hasMore: boolean;
-  if (q.searchText !== null || q.hashTagKeys.length > 0) {
+  let listed: PublicWindow | null = null;
+  if (isSearch(q)) {
     const found = source.sorted(q.direction).filter((id) => matchesSearch(source.doc(id)!, q));
     const start = q.skip ?? q.page * q.limit;
     items = found.slice(start, start + q.limit).map((id) => b.item(id));
@@ -248,17 +316,27 @@ export function publicListJson(source: PublicSource, q: PublicListQuery, reader:
     hasMore = start + q.limit < found.length;
   } else {
     const roots = b.kids(q.parentId);
-    const w = window(source, q, roots);
-    const ids = roots.slice(w.start, w.end);
-    pageNumber = w.pageNumber;
-    hasMore = w.end < roots.length;
-    if (q.asTree) items = ids.map((id) => b.tree(id, 0).json);
+    b.expanded?.delete(q.parentId);
+    listed = windowOf(source, q, roots);
+    pageNumber = listed.pageNumber;
+    hasMore = listed.hasMore;
+    if (q.asTree) items = listed.slice.map((id) => b.tree(id, 0).json);
     else {
       items = [];
-      for (const id of ids) b.flat(id, items);
+      for (const id of listed.slice) b.flat(id, items);
     }
   }
-  const counts = source.counts();
-  const commentCount = q.countAll ? counts.commentCount : counts.rootCommentCount;
-  return `{"status":"success","comments":[${items.join(',')}],"pageNumber":${pageNumber},"hasMore":${hasMore},"commentCount":${commentCount},"isClosed":${source.isClosed}${tail}}`;
+  const parts = { items: `{"status":"success","comments":[${items.join(',')}]`, pageNumber, hasMore, ...envelopeOf(source, q) };
+  if (!record) return { parts, footprint: undefined };
+  const expanded = new Set<string>();
+  for (const id of b.expanded!) if (id !== null) expanded.add(id);
+  return { parts, footprint: { window: listed, shown: b.shown!, expanded } };
+}
+
+/**
+ * The answer's body: `{"status":"success","comments":[...],"pageNumber":..,"hasMore":..,
+ * "commentCount":..,"isClosed":..` followed by `tail` and `}`.
+ */
+export function publicListJson(source: PublicSource, q: PublicListQuery, reader: PublicReader | null, tail: string): string {
+  return joinParts(publicListParts(source, q, reader).parts, tail);
 }

@@ -23,6 +23,7 @@ import { publicCommentsGet } from './public-comments-get.js';
 import { publicVotes } from './public-votes.js';
 import { publicFanout } from './public-fanout.js';
 import { widgetSuite } from './widget.js';
+import { publicCache } from './public-cache.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout, hotPage, widgetSuite];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout, hotPage, widgetSuite, publicCache];
