@@ -4,14 +4,30 @@
  * writing frames. When a page's vote events in the last second times its subscribers reach
  * `threshold`, its vote events (`new-vote`, `deleted-vote`) are not sent one by one but summed
  * per comment over a window of `windowMs` and sent as one `cvc` frame whose `changes` maps each
- * comment id to its net change of `votes` (up minus down). Any other event of the page first
- * sends the window's `cvc`, so frames keep their order. Only delivery changes: the event log
- * still gets every vote event, so a client catching up from it sees the same counts.
+ * comment id to its net change of `votes` (up minus down), and whose `counts` gives each
+ * comment's counts after the window's last vote (`{votes, votesUp, votesDown}`, as vote events
+ * carry them): a client that already applied its own vote sets the counts instead of adding a
+ * delta that includes it. Any other event of the page first sends the window's `cvc`, so frames
+ * keep their order. Only delivery changes: the event log still gets every vote event, so a client
+ * catching up from it sees the same counts.
  */
 import { LIVE_EVENT_TYPES, type LiveEvent } from '../../actors/live/live-events.js';
 
 /** Sends an event to a page topic's sockets. */
 export type TopicSend = (topic: string, event: LiveEvent) => void;
+
+/** A comment's counts after a vote, as vote events carry them. */
+interface Counts {
+  votes: number;
+  votesUp: number;
+  votesDown: number;
+}
+
+/** One comment's part of a window: its net change, and its counts after the window's newest vote. */
+interface Pending {
+  delta: number;
+  counts: Counts | undefined;
+}
 
 interface TopicState {
   /** Start of the current one-second bucket, and vote events in it and in the one before. */
@@ -19,7 +35,7 @@ interface TopicState {
   votes: number;
   previousVotes: number;
   /** The window being summed, if any: net vote changes per comment, and the newest stamp. */
-  pending: Map<string, number> | null;
+  pending: Map<string, Pending> | null;
   stamp: number;
   timer: NodeJS.Timeout | undefined;
 }
@@ -29,14 +45,16 @@ const BUCKET_MS = 1000;
 const IDLE_MS = 5000;
 
 /** The net change of `votes` a vote event makes on its comment, or null when it is no vote event. */
-function voteChange(event: LiveEvent): { commentId: string; delta: number } | null {
+function voteChange(event: LiveEvent): { commentId: string; delta: number; counts: Counts | undefined } | null {
   if (event.type !== LIVE_EVENT_TYPES.newVote && event.type !== LIVE_EVENT_TYPES.deletedVote) return null;
   const vote = event.vote;
   const commentId = vote?.['commentId'];
   const direction = vote?.['direction'];
   if (typeof commentId !== 'string' || typeof direction !== 'number') return null;
   const sign = direction > 0 ? 1 : direction < 0 ? -1 : 0;
-  return { commentId, delta: event.type === LIVE_EVENT_TYPES.newVote ? sign : -sign };
+  const c = event['counts'] as Partial<Counts> | undefined;
+  const counts = typeof c?.votes === 'number' && typeof c.votesUp === 'number' && typeof c.votesDown === 'number' ? { votes: c.votes, votesUp: c.votesUp, votesDown: c.votesDown } : undefined;
+  return { commentId, delta: event.type === LIVE_EVENT_TYPES.newVote ? sign : -sign, counts };
 }
 
 /** Folds the vote frames of hot page topics; see the module comment. */
@@ -94,7 +112,13 @@ export class VoteCoalescer {
       state.pending = new Map();
       state.timer = setTimeout(() => this.#flush(topic, state), this.#windowMs);
     }
-    state.pending.set(change.commentId, (state.pending.get(change.commentId) ?? 0) + change.delta);
+    const held = state.pending.get(change.commentId);
+    // Events of a topic arrive in the order their writes became durable, so the newest counts win.
+    if (held === undefined) state.pending.set(change.commentId, { delta: change.delta, counts: change.counts });
+    else {
+      held.delta += change.delta;
+      held.counts = change.counts ?? held.counts;
+    }
     state.stamp = Math.max(state.stamp, event.timestamp);
   }
 
@@ -106,13 +130,19 @@ export class VoteCoalescer {
     state.pending = null;
     if (pending === null) return;
     const changes: Record<string, number> = Object.create(null) as Record<string, number>;
+    const counts: Record<string, Counts> = Object.create(null) as Record<string, Counts>;
     let any = false;
-    for (const [id, delta] of pending) {
-      if (delta === 0) continue;
-      changes[id] = delta;
+    for (const [id, held] of pending) {
+      // A window may leave `votes` as it was yet move up and down (one up, another down).
+      if (held.counts !== undefined) {
+        counts[id] = held.counts;
+        any = true;
+      }
+      if (held.delta === 0) continue;
+      changes[id] = held.delta;
       any = true;
     }
-    if (any) this.#send(topic, { type: LIVE_EVENT_TYPES.commentVoteCount, timestamp: state.stamp, ts: state.stamp, changes });
+    if (any) this.#send(topic, { type: LIVE_EVENT_TYPES.commentVoteCount, timestamp: state.stamp, ts: state.stamp, changes, counts });
   }
 
   /** Forgets idle topics now and then, so pages long quiet hold nothing. */

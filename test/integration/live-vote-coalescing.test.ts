@@ -43,6 +43,23 @@ for (const storage of storages()) {
       return r.body.comment._id;
     }
 
+    /** Each comment's counts as the newest `cvc` frame that names it gives them. */
+    function lastCounts(seen: readonly VoteFrame[]): Map<string, unknown> {
+      const out = new Map<string, unknown>();
+      for (const f of seen) if (f.type === LIVE_EVENT_TYPES.commentVoteCount) for (const [id, c] of Object.entries((f['counts'] ?? {}) as Record<string, unknown>)) out.set(id, c);
+      return out;
+    }
+
+    async function storedCounts(ids: readonly string[]): Promise<Map<string, unknown>> {
+      const out = new Map<string, unknown>();
+      for (const id of ids) {
+        const r = await t.api<{ comment: { votes: number; votesUp: number; votesDown: number } }>('GET', `/api/v1/comments/${id}`);
+        assert.equal(r.status, 200);
+        out.set(id, { votes: r.body.comment.votes, votesUp: r.body.comment.votesUp ?? 0, votesDown: r.body.comment.votesDown ?? 0 });
+      }
+      return out;
+    }
+
     async function storedVotes(ids: readonly string[]): Promise<Map<string, number>> {
       const out = new Map<string, number>();
       for (const id of ids) {
@@ -80,8 +97,11 @@ for (const storage of storages()) {
       assert.equal(flipped.status, 200);
 
       const stored = await storedVotes(ids);
+      const counts = await storedCounts(ids);
       for (const reader of readers) {
         await eventually(async () => sameCounts(liveCounts(frames(reader)), stored), 20_000);
+        // The counts the frames carry end where storage is, for a client that sets them.
+        assert.deepEqual(lastCounts(frames(reader)), counts);
         const seen = frames(reader);
         assert.ok(seen.some((f) => f.type === LIVE_EVENT_TYPES.commentVoteCount), 'cvc frames');
         assert.ok(!seen.some((f) => f.type === LIVE_EVENT_TYPES.newVote || f.type === LIVE_EVENT_TYPES.deletedVote), 'no single vote frames on a hot page');
@@ -110,6 +130,7 @@ for (const storage of storages()) {
       const created = seen.findIndex((f) => f.type === LIVE_EVENT_TYPES.newComment && (f.comment as { _id: string })._id === next);
       assert.ok(cvc >= 0 && cvc < created, JSON.stringify(seen.map((f) => f.type)));
       assert.deepEqual(seen[cvc]!.changes, { [id]: 1 });
+      assert.deepEqual(seen[cvc]!['counts'], { [id]: { votes: 1, votesUp: 1, votesDown: 0 } });
       reader.close();
     });
   });

@@ -33,6 +33,12 @@ export function applyLiveEvent(c: WidgetController, event: LiveFrame): boolean {
       if (counts) c.patch(counts.commentId, { votes: counts.votes, votesUp: counts.votesUp, votesDown: counts.votesDown });
       return true;
     }
+    case 'cvc': {
+      // A hot page's votes, folded per window (http/live/vote-coalescer.ts): the counts after it.
+      const counts = event['counts'] as Record<string, { votes: number; votesUp: number; votesDown: number }> | undefined;
+      for (const [id, n] of Object.entries(counts ?? {})) c.patch(id, { votes: n.votes, votesUp: n.votesUp, votesDown: n.votesDown });
+      return true;
+    }
     case 'p-u':
       if (typeof event['sc'] === 'number') c.online = Math.max(1, event['sc']);
       c.onlineUsers.stale();

@@ -109,7 +109,8 @@ export class LiveChannel {
   }
 
   #deliver(frame: LiveFrame): void {
-    if (typeof frame.timestamp === 'number' && frame.type !== 'p-u') {
+    // `p-u` and `cvc` carry absolute figures: one seen twice changes nothing.
+    if (typeof frame.timestamp === 'number' && frame.type !== 'p-u' && frame.type !== 'cvc') {
       const key = `${frame.type}|${frame.timestamp}|${frame.comment?._id ?? frame.commentId ?? ''}|${frame.vote?._id ?? frame.vote?.id ?? frame.reactId ?? ''}|${frame.broadcastId ?? ''}|${frame.count ?? frame.poll?.totalVotes ?? ''}`;
       if (this.#seen.has(key)) return;
       this.#seen.add(key);
