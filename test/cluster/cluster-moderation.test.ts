@@ -4,7 +4,8 @@
  * through: the moderator acts through node A, the banned person writes through node B (and the
  * other way round for undo). Bans live in the tenant's moderation actor and a thread's state in
  * its page actor, both reached by `system.ask` wherever they live; these tests prove no node
- * answers from a copy of its own.
+ * answers from a copy of its own. A solved proof of work is likewise taken once in the whole
+ * cluster, not once per node.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +18,9 @@ import { MOD } from '../integration/moderation-helpers.js';
 import { checkedFetch } from '../fixtures/openapi.js';
 import { withQuery } from '../fixtures/server.js';
 import { LiveClient } from '../unit/live/fixtures.js';
+import { solveChallenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/sha';
+import { SPENT_PROOFS } from '../../actors/moderation/spent-proofs.js';
 
 const enabled = clusterTestsEnabled();
 type Json = Record<string, any>;
@@ -165,6 +169,37 @@ describe('cluster mode: bans and thread state hold on every node', { skip: !enab
       assert.equal(after.status, 200, JSON.stringify(after.body));
     } finally {
       reader.close();
+    }
+  });
+
+  test('a solved proof of work is taken once in the whole cluster: posted through node A, then refused through node B', async () => {
+    const urlId = '/cluster/proof-of-work';
+    await mod(A, 'PUT', '/spam-settings', {}, { requireProofOfWork: true });
+    try {
+      const solved = async (node: TestServer): Promise<string> => {
+        const got = await widget(node, 'GET', `/comments/${tenantId}/proof-of-work-challenge`);
+        assert.equal(got.status, 200, JSON.stringify(got.body));
+        const challenge = got.body['challenge'];
+        const solution = await solveChallenge({ challenge, deriveKey });
+        assert.ok(solution);
+        return Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
+      };
+      const bare = await post(B, urlId, 'No work');
+      assert.equal(bare.body['code'], 'proof-of-work-required', 'the setting made through A holds on B');
+      const altcha = await solved(A);
+      const first = await post(A, urlId, 'Work done', { altcha });
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      for (const node of [B, A]) {
+        const replay = await post(node, urlId, 'Same work again', { altcha });
+        assert.equal(replay.status, 403, JSON.stringify(replay.body));
+        assert.equal(replay.body['code'], 'proof-of-work-used', `refused through ${node.url}`);
+      }
+      const fresh = await post(B, urlId, 'New work', { altcha: await solved(B) });
+      assert.equal(fresh.status, 200, `a fresh solution is taken: ${JSON.stringify(fresh.body)}`);
+      const store = await c.store();
+      assert.equal((await store.find(SPENT_PROOFS, { tenantId })).length, 2, 'each spent challenge is stored once');
+    } finally {
+      await mod(A, 'PUT', '/spam-settings', {}, { requireProofOfWork: false });
     }
   });
 });
