@@ -22,6 +22,7 @@ import { metricsOverhead } from './metrics-overhead.js';
 import { publicCommentsGet } from './public-comments-get.js';
 import { publicVotes } from './public-votes.js';
 import { publicFanout } from './public-fanout.js';
+import { moderationExport } from './moderation-export.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout, hotPage];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout, hotPage, moderationExport];
