@@ -23,6 +23,8 @@ const MB = 1024 * 1024;
 const CLI = fileURLToPath(new URL('../../cli.js', import.meta.url));
 const BASE = '/auth/my-account/moderate-comments';
 const SAMPLE_MS = 50;
+/** A download that has not ended by then has stalled (a whole download takes seconds here): the suite fails instead of waiting. */
+const DOWNLOAD_LIMIT_MS = 120_000;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -35,31 +37,58 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The server's memory now: heap in use (its metrics) and resident anonymous memory (`/proc`: RSS without LMDB's mapped file pages). */
-async function memoryOf(pid: number, metricsPort: number): Promise<{ heap: number; anon: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const heap = Number(/^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)/m.exec(text)?.[1] ?? NaN);
-  const anon = Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
-  return { heap, anon };
+/** The server's JavaScript heap in use, from its metrics port (undefined if no answer within a second). */
+async function heapOf(metricsPort: number): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(1000) })).text();
+    const value = Number(/^nodejs_heap_size_used_bytes (\d+(?:\.\d+)?(?:e\+\d+)?)/m.exec(text)?.[1] ?? NaN);
+    return Number.isFinite(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-/** Samples memory until stopped; answers the highest figures seen. */
-function sampler(pid: number, metricsPort: number): { stop(): Promise<{ heap: number; anon: number; samples: number }> } {
+/** The server's resident anonymous memory (`/proc`: RSS without LMDB's mapped file pages). */
+function anonOf(pid: number): number {
+  return Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+}
+
+interface Peak {
+  heap: number;
+  anon: number;
+  heapSamples: number;
+  anonSamples: number;
+  heapMissed: number;
+}
+
+/**
+ * Samples memory until stopped; answers the highest figures seen. Resident memory is read from
+ * `/proc` every SAMPLE_MS whatever the server does; the heap needs the server to answer a scrape,
+ * which it does between batches, so a busy server gives fewer heap samples (counted).
+ */
+function sampler(pid: number, metricsPort: number): { stop(): Promise<Peak> } {
   let running = true;
-  const peak = { heap: 0, anon: 0, samples: 0 };
-  const loop = (async () => {
+  const peak: Peak = { heap: 0, anon: 0, heapSamples: 0, anonSamples: 0, heapMissed: 0 };
+  const anonTimer = setInterval(() => {
+    peak.anon = Math.max(peak.anon, anonOf(pid));
+    peak.anonSamples++;
+  }, SAMPLE_MS);
+  const heapLoop = (async () => {
     while (running) {
-      const m = await memoryOf(pid, metricsPort);
-      peak.heap = Math.max(peak.heap, m.heap);
-      peak.anon = Math.max(peak.anon, m.anon);
-      peak.samples++;
+      const heap = await heapOf(metricsPort);
+      if (heap === undefined) peak.heapMissed++;
+      else {
+        peak.heap = Math.max(peak.heap, heap);
+        peak.heapSamples++;
+      }
       await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
     }
   })();
   return {
     async stop() {
       running = false;
-      await loop;
+      clearInterval(anonTimer);
+      await heapLoop;
       return peak;
     },
   };
@@ -135,11 +164,11 @@ async function run(ctx: SuiteContext): Promise<void> {
   if (status['jobStatus'] !== 'done' || status['recordCount'] !== COMMENTS) throw new Error(`export job: ${JSON.stringify(status)}`);
   ctx.progress('CSV download');
   const csvStart = performance.now();
-  const csv = await drain(await fetch(url('/api/export/download', { batchJobId, format: 'csv' })));
+  const csv = await drain(await fetch(url('/api/export/download', { batchJobId, format: 'csv' }), { signal: AbortSignal.timeout(DOWNLOAD_LIMIT_MS) }));
   const csvSeconds = (performance.now() - csvStart) / 1000;
   ctx.progress('JSON download');
   const jsonStart = performance.now();
-  const whole = await drain(await fetch(url('/api/export/download', { batchJobId, format: 'json' })));
+  const whole = await drain(await fetch(url('/api/export/download', { batchJobId, format: 'json' }), { signal: AbortSignal.timeout(DOWNLOAD_LIMIT_MS) }));
   const jsonSeconds = (performance.now() - jsonStart) / 1000;
   const peak = await busy.stop();
   // Comment texts hold no line breaks here: one line per comment and the header.
@@ -161,7 +190,7 @@ async function run(ctx: SuiteContext): Promise<void> {
   ctx.figure({ key: 'idleAnonMb', label: 'server resident anonymous memory, idle', value: idle.anon / MB, unit: 'MB', digits: 1 });
   ctx.figure({ key: 'peakAnonMb', label: 'server resident anonymous memory, during the export', value: peak.anon / MB, unit: 'MB', digits: 1 });
   ctx.figure({ key: 'anonGrowthMb', label: 'resident anonymous memory growth over idle', value: (peak.anon - idle.anon) / MB, unit: 'MB', digits: 1 });
-  ctx.note(`Memory sampled every ${SAMPLE_MS} ms (${idle.samples} idle samples over 2 s, ${peak.samples} during the export): heap in use from the server's metrics port (prom-client's nodejs_heap_size_used_bytes, garbage not yet collected included), anonymous memory from /proc (RSS without LMDB's mapped file pages).`);
+  ctx.note(`Memory sampled every ${SAMPLE_MS} ms: resident anonymous memory from /proc (RSS without LMDB's mapped file pages; ${idle.anonSamples} idle samples over 2 s, ${peak.anonSamples} during the export); heap in use from the server's metrics port (prom-client's nodejs_heap_size_used_bytes, garbage not yet collected included; ${idle.heapSamples} idle samples, ${peak.heapSamples} during the export, ${peak.heapMissed} scrapes unanswered within a second while the server worked).`);
   ctx.note('Storage is read 500 comments at a time, each batch starting where the last ended; downloads are sent in parts as the client takes them. The client here reads at full speed on loopback.');
 }
 

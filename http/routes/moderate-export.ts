@@ -5,6 +5,7 @@
  * holding the export in memory. A job a stopped server left uncounted is counted again when
  * its status is next asked.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ModerationKind } from '../../actors/moderation/moderation-actor.js';
 import type { ModerationExportDoc } from '../../actors/moderation/moderation-model.js';
 import { ModerationQueryKind } from '../../actors/moderation/moderation-query-actor.js';
@@ -52,6 +53,8 @@ async function* batches(app: AppServices, job: ModerationExportDoc): AsyncIterab
     const kept = docs.filter((d) => textMatches(d, text));
     if (kept.length > 0) yield kept;
     if (docs.length < BATCH) return;
+    // A client taking parts as fast as they come would otherwise hold the event loop for the whole export.
+    await nextTurn();
     const last = docs[docs.length - 1]!.date;
     if (last === before) sentAtBefore += docs.length;
     else {
