@@ -205,8 +205,9 @@ export const ERRORS = {
   'internal-error': { status: 500, message: 'Internal error.' },
   'banned': { status: 403, message: 'You are banned from commenting on this site.' },
   'proof-of-work-required': { status: 403, message: 'This site asks anonymous commenters for a proof of work: fetch a challenge, solve it, and send the solution as altcha.' },
-  'proof-of-work-invalid': { status: 403, message: 'The proof of work is not valid for this site, has expired, or was already used.' },
+  'proof-of-work-invalid': { status: 403, message: 'The proof of work is not valid for this site, or has expired.' },
   'moderation-forbidden': { status: 403, message: 'Only the tenant\'s administrators, comment moderators and accepted moderators may moderate (a login-link session or secure single sign-on with isAdmin, isModerator or isCommentModeratorAdmin).' },
+  'proof-of-work-used': { status: 403, message: 'This proof of work was already used (on any node of the server): fetch a new challenge and solve it.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 /** Every error code the server can answer with. */

@@ -23,6 +23,7 @@ import {
   TRUST_FACTORS,
   type TrustFactorDoc,
 } from './moderation-model.js';
+import { SPEND, type SpendOutcome, SPENT_PROOFS, type SpentProofDoc, SpentProofs, spentProofId } from './spent-proofs.js';
 import { emptyModel, features, modelDoc, modelFromDoc, type SpamModel, spamProbability, SPAM_THRESHOLD, train } from './spam-classifier.js';
 
 /** A ban in force on a writer. */
@@ -74,6 +75,8 @@ export type ModerationProtocol = {
   getPreference: { in: { userId: string }; out: BanPreferenceDoc | null };
   setPreference: { in: { userId: string; preference: Pick<BanPreferenceDoc, 'shouldBanEmail' | 'shouldBanByIP' | 'lastBanType' | 'lastBanDuration'> }; out: null };
   getTrust: { in: { userId: string }; out: number | null };
+  /** Takes a solved proof-of-work challenge once (answered once the record is durable). */
+  spendProof: { in: { signature: string; expiresAt: number }; out: SpendOutcome };
   setTrust: { in: { userId: string; trustFactor: number }; out: null };
 };
 
@@ -95,6 +98,7 @@ export class ModerationActor extends Actor<ModerationProtocol> {
   readonly #trust = new Map<string, number>();
   #model: SpamModel = emptyModel();
   #settings: ModerationSettings = { requireProofOfWork: false };
+  readonly #spent = new SpentProofs();
 
   override async onStart(): Promise<void> {
     for (const doc of await this.store.find<BanDoc>(BANNED_USERS, { tenantId: this.id })) this.#bans.set(doc._id, doc);
@@ -104,6 +108,8 @@ export class ModerationActor extends Actor<ModerationProtocol> {
     if (stored !== undefined) this.#model = modelFromDoc(stored);
     const settings = await this.store.get(MODERATION_SETTINGS, this.id);
     if (settings !== undefined) this.#settings = { requireProofOfWork: settings['requireProofOfWork'] === true };
+    const spent = await this.store.find<SpentProofDoc>(SPENT_PROOFS, { tenantId: this.id }, { sort: [['expiresAt', 1]] });
+    for (const doc of spent) this.#spent.load(doc._id.slice(this.id.length + 1), doc.expiresAt);
     this.setView(MODERATION_VIEWS.banCount, this.#bans.size);
   }
 
@@ -239,6 +245,14 @@ export class ModerationActor extends Actor<ModerationProtocol> {
     },
 
     getTrust: ({ userId }) => this.#trust.get(userId) ?? null,
+
+    spendProof: ({ signature, expiresAt }) => {
+      const expired: string[] = [];
+      const outcome = this.#spent.spend(signature, expiresAt, clock.now(), expired);
+      for (const old of expired) this.remove(SPENT_PROOFS, spentProofId(this.id, old));
+      if (outcome === SPEND.spent) this.put(SPENT_PROOFS, { _id: spentProofId(this.id, signature), tenantId: this.id, expiresAt } satisfies SpentProofDoc);
+      return outcome;
+    },
 
     setTrust: ({ userId, trustFactor }) => {
       this.#trust.set(userId, trustFactor);

@@ -3,6 +3,7 @@
  * manual trust factors: what the moderation actor stores besides bans.
  */
 import type { CollectionSpec, Doc } from '../../storage/store.js';
+import { SPENT_PROOFS } from './spent-proofs.js';
 import { BANNED_USERS } from './ban-model.js';
 
 /** One entry of a comment's moderation log. */
@@ -80,6 +81,7 @@ export const moderationCollections: readonly CollectionSpec[] = [
   { name: SPAM_MODELS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
   { name: MODERATION_SETTINGS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },
   { name: MODERATION_EXPORTS, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'createdAt'] }] },
+  { name: SPENT_PROOFS, indexes: [{ name: 'by_tenant', fields: ['tenantId', 'expiresAt'] }] },
 ];
 
 /** Text as HTML. */

@@ -24,6 +24,7 @@ import { publicVotes } from './public-votes.js';
 import { publicFanout } from './public-fanout.js';
 import { widgetSuite } from './widget.js';
 import { publicCache } from './public-cache.js';
+import { moderationExport } from './moderation-export.js';
 
 /** Every benchmark suite, in the order `all` runs them. Add new suites here. */
-export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout, hotPage, widgetSuite, publicCache];
+export const SUITES: readonly Suite[] = [engineHotActor, engineVotes, httpMe, httpBearer, fanout, commentsGet, votesPost, pollVotes, cluster, aggregateScan, email, webhooks, userErase, notifyFanout, questionAggregate, importDisqus, feedList, metricsOverhead, publicCommentsGet, publicVotes, publicFanout, hotPage, widgetSuite, publicCache, moderationExport];

@@ -3,13 +3,14 @@
  * on per tenant: the ALTCHA scheme (`altcha-lib`), with no outside service and no tracking. The
  * widget fetches a challenge signed by this server, its browser solves it (a few hundred
  * thousand SHA-256 hashes), and sends the solution with the comment as `altcha` (the base64 of
- * `{challenge, solution}`). A solution is taken once: used challenges are remembered, per
- * server process, until they expire.
+ * `{challenge, solution}`). A solution is taken once in the whole cluster: the tenant's
+ * moderation actor records each spent challenge, durably, until it expires.
  */
 import { createChallenge, type Challenge, type Solution, verifySolution } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
-import { LRUCache } from 'lru-cache';
 import { clock } from '../../engine/clock.js';
+import { ModerationKind } from '../../actors/moderation/moderation-actor.js';
+import { SPEND } from '../../actors/moderation/spent-proofs.js';
 import { ApiError } from '../../engine/errors.js';
 import type { AppServices } from '../services.js';
 
@@ -18,9 +19,6 @@ export const CHALLENGE_SECONDS = 10 * 60;
 /** The work asked for: SHA-256 iterations per attempt (the key prefix decides the attempts). */
 const COST = 1;
 const ALGORITHM = 'SHA-256';
-
-/** Challenges already used, per server (a bounded set: older entries have expired anyway). */
-const used = new WeakMap<object, LRUCache<string, true>>();
 
 function secretOf(app: AppServices, tenantId: string): string {
   return app.liveIds.authorEditSecret(tenantId, '\u0000proof-of-work');
@@ -60,8 +58,9 @@ export async function assertProofOfWork(app: AppServices, tenantId: string, altc
     throw new ApiError('proof-of-work-invalid');
   }
   if (!result.verified) throw new ApiError('proof-of-work-invalid', result.expired ? 'The challenge has expired: fetch a new one.' : undefined);
-  let seen = used.get(app.liveIds);
-  if (seen === undefined) used.set(app.liveIds, (seen = new LRUCache({ max: 100_000, ttl: CHALLENGE_SECONDS * 1000 })));
-  if (seen.has(challenge.signature)) throw new ApiError('proof-of-work-invalid', 'This solution was already used: fetch a new challenge.');
-  seen.set(challenge.signature, true);
+  // Verified, so the signed expiry is the one this server set.
+  const expiresAt = Number(challenge.parameters?.expiresAt ?? 0) * 1000 || clock.now() + CHALLENGE_SECONDS * 1000;
+  const outcome = await app.system.ask(ModerationKind, tenantId, 'spendProof', { signature: challenge.signature, expiresAt });
+  if (outcome === SPEND.used) throw new ApiError('proof-of-work-used');
+  if (outcome === SPEND.full) throw new ApiError('rate-limited', 'Too many proofs of work were spent on this site in the last minutes; retry later.');
 }

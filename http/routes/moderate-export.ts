@@ -5,6 +5,7 @@
  * holding the export in memory. A job a stopped server left uncounted is counted again when
  * its status is next asked.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ModerationKind } from '../../actors/moderation/moderation-actor.js';
 import type { ModerationExportDoc } from '../../actors/moderation/moderation-model.js';
 import { ModerationQueryKind } from '../../actors/moderation/moderation-query-actor.js';
@@ -37,14 +38,30 @@ function csvRow(doc: CommentDoc): string {
   return `${COLUMNS.map((c) => csvCell(c === 'id' ? doc._id : doc[c])).join(',')}\r\n`;
 }
 
-/** The job's comments, newest first, a batch at a time. */
+/**
+ * The job's comments, newest first, a batch at a time. Each batch starts where the last one
+ * ended (at or before its date, past those of that date already sent), so storage never reads
+ * more than a batch and the comments already sent: reading by an ever-growing skip would make
+ * each batch read everything before it.
+ */
 async function* batches(app: AppServices, job: ModerationExportDoc): AsyncIterable<CommentDoc[]> {
   const text = job.text as ModerationFilter;
-  for (let skip = 0; ; skip += BATCH) {
-    const docs = await app.system.ask(ModerationQueryKind, job.tenantId, 'find', { filter: job.filter as Filter, text: {}, sort: [['date', -1], ['_id', -1]], skip, limit: BATCH });
+  let before: string | undefined;
+  let sentAtBefore = 0;
+  for (;;) {
+    const filter = before === undefined ? (job.filter as Filter) : ({ ...job.filter, date: { $lte: before } } as Filter);
+    const docs = await app.system.ask(ModerationQueryKind, job.tenantId, 'find', { filter, text: {}, sort: [['date', -1], ['_id', -1]], skip: sentAtBefore, limit: BATCH });
     const kept = docs.filter((d) => textMatches(d, text));
     if (kept.length > 0) yield kept;
     if (docs.length < BATCH) return;
+    // A client taking parts as fast as they come would otherwise hold the event loop for the whole export.
+    await nextTurn();
+    const last = docs[docs.length - 1]!.date;
+    if (last === before) sentAtBefore += docs.length;
+    else {
+      before = last;
+      sentAtBefore = docs.filter((d) => d.date === last).length;
+    }
   }
 }
 

@@ -8,6 +8,9 @@ import { signIn } from './oauth-helpers.js';
 import { commentData, secureSso, widget } from './public-comments-helpers.js';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/sha';
+import { SPENT_PROOFS } from '../../actors/moderation/spent-proofs.js';
+import { clock } from '../../engine/clock.js';
+import { CHALLENGE_SECONDS } from '../../http/moderation/proof-of-work.js';
 
 type Json = Record<string, any>;
 
@@ -83,7 +86,21 @@ for (const storage of storages()) {
       const worked = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha }, commentData(urlId, 'Work done'));
       assert.equal(worked.status, 200, JSON.stringify(worked.body));
       const replay = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha }, commentData(urlId, 'Same work again'));
-      assert.equal(replay.body['code'], 'proof-of-work-invalid', 'a solution is taken once');
+      assert.equal(replay.status, 403);
+      assert.equal(replay.body['code'], 'proof-of-work-used', 'a solution is taken once');
+      const spentStored = async (): Promise<number> => (await t.server.services.store.find(SPENT_PROOFS, { tenantId })).length;
+      assert.equal(await spentStored(), 1, 'the spent challenge is stored');
+      t = await t.restart();
+      assert.equal((await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha }, commentData(urlId, 'After a restart'))).body['code'], 'proof-of-work-used', 'still refused after a restart');
+      // Once the challenge has expired its record goes, as the next one is spent: the record stays bounded.
+      const restore = clock.set(() => Date.now() + (CHALLENGE_SECONDS + 60) * 1000);
+      try {
+        const later = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha: await solved() }, commentData(urlId, 'Later work'));
+        assert.equal(later.status, 200, JSON.stringify(later.body));
+        assert.equal(await spentStored(), 1, 'the expired record was removed');
+      } finally {
+        restore();
+      }
       const forged = JSON.parse(Buffer.from(await solved(), 'base64').toString('utf8'));
       forged.challenge.parameters.keyPrefix = '0';
       const tampered = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, altcha: Buffer.from(JSON.stringify(forged)).toString('base64') }, commentData(urlId, 'Forged'));
