@@ -18,6 +18,10 @@ export const pageCollections: readonly CollectionSpec[] = [
       { name: 'by_tenant_date', fields: ['tenantId', 'date'] },
       { name: 'by_tenant_tag', fields: ['tenantId', 'hashTagKeys'] },
       { name: 'by_tenant_user', fields: ['tenantId', 'userId'] },
+      // A page's first comments of each order, read before the rest (page-head.ts).
+      { name: 'by_page_parent_date', fields: ['tenantId', 'urlId', 'parentId', 'date'] },
+      { name: 'by_page_parent_votes', fields: ['tenantId', 'urlId', 'parentId', 'votes', 'date'] },
+      { name: 'by_page_pinned', fields: ['tenantId', 'urlId', 'isPinned'] },
     ],
   },
   { name: VOTES, indexes: [byPage] },
