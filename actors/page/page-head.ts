@@ -128,7 +128,7 @@ export class PageHead {
     }
     const state = new PageState(tenantId, urlId, () => {});
     state.page = record;
-    for (const doc of docs.values()) state.comments.set(doc._id, doc);
+    state.holdAll([...docs.values()]);
     const withPolls = [...docs.values()].filter((d) => d.hasPoll).map((d) => d._id);
     if (withPolls.length > 0) {
       for (const poll of await store.find<PollDoc>(POLL_COLLECTIONS.polls, { _id: { $in: withPolls } })) {
