@@ -69,8 +69,8 @@ class HeadIds implements OrderedIds {
 
 /** A page's head: see the module comment. */
 export class PageHead {
-  /** Root comments read per order: a few pages of the widget's default page size (30); 0 loads every page whole. */
-  static rootsPerOrder = 200;
+  /** Root comments read per order: two pages of the widget's default page size (30); 0 loads every page whole. */
+  static rootsPerOrder = 60;
   /** Replies read under the head's root comments at most; past it, thread reads wait for the page. */
   static maxReplies = 4000;
   /** Reads answered from a head so far, in this process (tests check that heads answer). */
