@@ -94,10 +94,14 @@ export class PageActor extends Actor<PageProtocol> {
   /** Whether the state holds the whole page. */
   #loaded = false;
   #stopped = false;
+  /** True while the page loads in the background, between messages: see `onStart`. */
+  #quiet = false;
 
   override async onStart(): Promise<void> {
     this.#state.onChange = () => {
-      if (this.#public.size === 0) return;
+      // A background load changes nothing readers see (the head's answers stay exact), and a
+      // view changed between messages would be lost: the answers go with the next change.
+      if (this.#public.size === 0 || this.#quiet) return;
       this.#public.clear();
       this.clearView(PAGE_VIEWS.publicAnswers);
     };
@@ -121,6 +125,7 @@ export class PageActor extends Actor<PageProtocol> {
     try {
       // The messages already queued (the first view) are answered from the head first.
       if (afterFirstTurn) await nextTurn();
+      this.#quiet = afterFirstTurn;
       await this.#load();
       this.#loaded = true;
       const head = this.#head;
@@ -135,6 +140,7 @@ export class PageActor extends Actor<PageProtocol> {
       if (!this.#stopped) log.warn('page-load-failed', { actorId: this.id, err });
       throw err;
     } finally {
+      this.#quiet = false;
       this.#head = undefined;
       this.#loading = undefined;
     }

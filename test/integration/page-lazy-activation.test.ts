@@ -220,6 +220,15 @@ describe('a lazily activated page answers as a fully loaded one', () => {
         t = await t.restart();
         const [head, whole2, list2] = await Promise.all([Promise.all(headReads().map(read)), Promise.all(wholeReads().map(read)), list()]);
         assert.deepEqual({ head, whole: whole2, list: list2 }, now);
+
+        // An answer the head gave is kept, and goes with the page's first change once it is whole.
+        t = await t.restart();
+        const q = { direction: 'MR', skip: 0, limit: 5 };
+        const shown = (await read(q)) as { comments: { _id: string }[] };
+        await list();
+        const top = shown.comments[0]!._id;
+        assert.equal((await t.api('POST', '/api/v1/votes', { query: { commentId: top, direction: 'down', userId: 'later-voter' } })).status, 200);
+        assert.notDeepEqual(await read(q), shown);
       });
     });
   }
