@@ -18,9 +18,9 @@ export const pageCollections: readonly CollectionSpec[] = [
       { name: 'by_tenant_date', fields: ['tenantId', 'date'] },
       { name: 'by_tenant_tag', fields: ['tenantId', 'hashTagKeys'] },
       { name: 'by_tenant_user', fields: ['tenantId', 'userId'] },
-      // A page's first comments of each order, read before the rest (page-head.ts).
-      { name: 'by_page_parent_date', fields: ['tenantId', 'urlId', 'parentId', 'date'] },
-      { name: 'by_page_parent_votes', fields: ['tenantId', 'urlId', 'parentId', 'votes', 'date'] },
+      // A page's first comments of each order, read before the rest (page-head.ts); `_id` breaks ties, as the orders do.
+      { name: 'by_page_parent_date', fields: ['tenantId', 'urlId', 'parentId', 'date', '_id'] },
+      { name: 'by_page_parent_votes', fields: ['tenantId', 'urlId', 'parentId', 'votes', 'date', '_id'] },
       { name: 'by_page_pinned', fields: ['tenantId', 'urlId', 'isPinned'] },
     ],
   },
