@@ -24,7 +24,8 @@ export const pageCollections: readonly CollectionSpec[] = [
       { name: 'by_page_pinned', fields: ['tenantId', 'urlId', 'isPinned'] },
     ],
   },
-  { name: VOTES, indexes: [byPage] },
+  // By comment: a page's head recounts the comments whose stored counts lag (page-head.ts).
+  { name: VOTES, indexes: [byPage, { name: 'by_page_comment', fields: ['tenantId', 'urlId', 'commentId'] }] },
   { name: COMMENT_FLAGS, indexes: [byPage] },
   { name: PAGE_REACTS, indexes: [byPage] },
   { name: PENDING_COUNTS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },

@@ -12,22 +12,28 @@
  * comments they count). Anything else waits for the whole page (`source` answers undefined).
  *
  * The head is only read while the page loads, and the page takes no write meanwhile, so it
- * never goes stale. A page whose stored vote counts may lag its votes (a pending-counts
- * marker, see pending-counts.ts) or that has no page record is loaded whole instead.
+ * never goes stale. Stored vote counts may lag the votes of the comments a pending-counts
+ * marker names (pending-counts.ts): those comments are held too, recounted from their votes,
+ * so that every comment left unread has exact counts. A page with no page record, or whose
+ * marker names no comments (older versions) or very many, is loaded whole instead.
  */
 import type { StoreReader } from '../../engine/actor.js';
 import { POLL_COLLECTIONS, type PollDoc, pollView } from '../poll/poll-model.js';
-import { COMMENTS, type CommentDoc } from './comment-doc.js';
+import { changedComment, COMMENTS, type CommentDoc } from './comment-doc.js';
 import type { SortDirection } from './listing.js';
 import { PAGES, type PageDoc } from './page-doc.js';
 import { PageState } from './page-state.js';
-import { PENDING_COUNTS } from './pending-counts.js';
+import { PENDING_COUNTS, type PendingCountsDoc } from './pending-counts.js';
 import type { PublicListQuery, PublicSource } from './public-listing.js';
 import { publicSource } from './public-source.js';
 import type { OrderEntry, OrderedIds } from './sorted-ids.js';
+import { type VoteDoc, VOTES } from './vote-doc.js';
+import { VoteIndex } from './vote-index.js';
 
 /** Pinned root comments read at most; past it, root reads wait for the page. */
 const MAX_PINNED = 200;
+/** Comments with lagging stored counts recounted at most; past it, the page is loaded whole. */
+const MAX_LAGGING = 2000;
 
 type Prefixes = Record<SortDirection, OrderEntry | null>;
 
@@ -38,6 +44,20 @@ function entryOf(doc: CommentDoc): OrderEntry {
 /** The last entry an index read returned when it was cut by its limit (null: it returned every match). */
 function boundOf(docs: readonly CommentDoc[], limit: number): OrderEntry | null {
   return docs.length < limit ? null : entryOf(docs[docs.length - 1]!);
+}
+
+/** The comments of the page among `ids`, with their vote counts recounted from their votes. */
+async function recounted(store: StoreReader, tenantId: string, urlId: string, ids: readonly string[]): Promise<CommentDoc[]> {
+  const [docs, votes] = await Promise.all([
+    store.find<CommentDoc>(COMMENTS, { _id: { $in: ids } }),
+    store.find<VoteDoc>(VOTES, { tenantId, urlId, commentId: { $in: ids } }),
+  ]);
+  const index = new VoteIndex(tenantId, urlId);
+  for (const vote of votes) index.add(vote);
+  const totals = index.totals();
+  return docs
+    .filter((doc) => doc.tenantId === tenantId && doc.urlId === urlId)
+    .map((doc) => changedComment(doc, totals.get(doc._id) ?? { votes: 0, votesUp: 0, votesDown: 0 }));
 }
 
 /** A proven prefix of an order, answering the order's full length (the page record's count). */
@@ -99,11 +119,12 @@ export class PageHead {
   static async load(store: StoreReader, tenantId: string, urlId: string, actorId: string): Promise<PageHead | undefined> {
     const page = { tenantId, urlId };
     if (PageHead.rootsPerOrder === 0) return undefined;
-    const [pending, pages] = await Promise.all([store.get(PENDING_COUNTS, actorId), store.find<PageDoc>(PAGES, page)]);
+    const [pending, pages] = await Promise.all([store.get<PendingCountsDoc>(PENDING_COUNTS, actorId), store.find<PageDoc>(PAGES, page)]);
     const record = pages[0];
     const size = PageHead.rootsPerOrder;
     const maxReplies = PageHead.maxReplies;
-    if (pending !== undefined || record === undefined || size === 0) return undefined;
+    const lagging = pending === undefined ? [] : pending.commentIds;
+    if (lagging === undefined || lagging.length > MAX_LAGGING || record === undefined || size === 0) return undefined;
     const roots = { ...page, parentId: null };
     const [of, nf, mr, pinned] = await Promise.all([
       store.find<CommentDoc>(COMMENTS, roots, { sort: [['date', 1], ['_id', 1]], limit: size }),
@@ -113,6 +134,9 @@ export class PageHead {
     ]);
     const docs = new Map<string, CommentDoc>();
     for (const list of [of, nf, mr, pinned]) for (const doc of list) docs.set(doc._id, doc);
+    // Comments whose stored counts lag their votes: held, with their counts taken from the votes.
+    // Every comment left unread then has exact stored counts, so the prefixes below hold.
+    if (lagging.length > 0) for (const doc of await recounted(store, tenantId, urlId, lagging)) docs.set(doc._id, doc);
     // Every thread under what is held, a level at a time, while the replies stay few enough.
     let frontier = [...docs.keys()];
     let replies = 0;

@@ -230,6 +230,35 @@ describe('a lazily activated page answers as a fully loaded one', () => {
         assert.equal((await t.api('POST', '/api/v1/votes', { query: { commentId: top, direction: 'down', userId: 'later-voter' } })).status, 200);
         assert.notDeepEqual(await read(q), shown);
       });
+
+      it('answers from its head after a stop that left vote counts unstored, recounting the comments the marker names', async () => {
+        const markerId = `${t.tenant.tenantId}:${URL_ID}`;
+        let marker: { commentIds?: string[] } | undefined;
+        // Votes that move comments into and out of the first most-relevant page, then a stop
+        // before the counts are stored (tried again should the counts be stored first).
+        for (let round = 0; marker === undefined && round < 10; round++) {
+          for (let i = 0; i < 8; i++) {
+            const r = await t.api('POST', '/api/v1/votes', { query: { commentId: roots[40 + (i % 4)]!, direction: 'up', userId: `lag-${round}-${i}` } });
+            assert.equal(r.status, 200);
+          }
+          assert.equal((await t.api('POST', '/api/v1/votes', { query: { commentId: roots[(round * 11) % ROOTS]!, direction: 'down', userId: `lag-down-${round}` } })).status, 200);
+          PageHead.rootsPerOrder = HEAD;
+          t = await t.restart();
+          marker = await holder.get<{ _id: string; commentIds?: string[] }>('pendingCounts', markerId);
+        }
+        assert.ok(marker?.commentIds !== undefined && marker.commentIds.length > 0, 'the stop left counts unstored');
+        holder.hold();
+        const answeredBefore = PageHead.answered;
+        const fromHead = [];
+        for (const q of headReads()) fromHead.push(await read(q));
+        assert.equal(PageHead.answered - answeredBefore, headReads().length);
+        holder.release();
+        await list();
+
+        PageHead.rootsPerOrder = 0;
+        t = await t.restart();
+        assert.deepEqual(fromHead, await Promise.all(headReads().map(read)));
+      });
     });
   }
 });
