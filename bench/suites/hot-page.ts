@@ -18,7 +18,6 @@ import { runInNewContext } from 'node:vm';
 import type { CommentDoc } from '../../actors/page/comment-doc.js';
 import { changedComment } from '../../actors/page/comment-doc.js';
 import { PageState } from '../../actors/page/page-state.js';
-import { COUNTS_FLUSH_MS } from '../../actors/page/page-votes.js';
 import { type PublicListQuery, publicListJson } from '../../actors/page/public-listing.js';
 import { publicSource } from '../../actors/page/public-source.js';
 import type { VoteDoc } from '../../actors/page/vote-doc.js';
@@ -179,8 +178,6 @@ async function run(ctx: SuiteContext): Promise<void> {
   let posted = 0;
 
   const coldAt = async (size: number) => {
-    // Stopped within a counts window, a page is loaded whole on its next start (page-head.ts): let the counts be stored first.
-    await new Promise((resolve) => setTimeout(resolve, COUNTS_FLUSH_MS + 250));
     await server.stop();
     const heap = await heapPerComment(dataDir, tenant.tenantId);
     ctx.figure({ key: `heapPerComment${size}`, label: `heap per resident comment beyond its text, ${heap.comments} comments`, value: heap.bytes, unit: 'B', digits: 0 });
