@@ -241,7 +241,7 @@ export class PageActor extends Actor<PageProtocol> {
     this.#state.flushTimer = undefined;
   }
 
-  readonly handlers: Handlers<PageProtocol> = gated<PageProtocol>(() => this.#whenLoaded(), new Set(['publicList']), {
+  readonly handlers: Handlers<PageProtocol> = gated<PageProtocol>(() => this.#whenLoaded(), new Set(['publicList', 'getPage']), {
     flushCounts: () => flushCounts(this.#host),
 
     pollChanged: ({ commentId, poll }) => {
@@ -355,7 +355,12 @@ export class PageActor extends Actor<PageProtocol> {
     },
     listVotes: ({ voterKey }) => listVotes(this.#host, voterKey),
 
-    getPage: () => this.#state.page,
+    getPage: () => {
+      // The record is read with the head: page access checks need not wait for every comment.
+      if (!this.#loaded && this.#head !== undefined) return this.#head.state.page;
+      const wait = this.#whenLoaded();
+      return wait === undefined ? this.#state.page : wait.then(() => this.#state.page);
+    },
     createPage: (request) => createPage(this.#host, request),
     patchPage: (request) => patchPage(this.#host, request),
     deletePage: (request) => deletePage(this.#host, request),
