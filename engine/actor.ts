@@ -1,4 +1,4 @@
-import type { Doc, Filter, FindOptions, WriteOp } from '../storage/store.js';
+import type { Doc, Filter, FindOptions, ScanOptions, WriteOp } from '../storage/store.js';
 import type { ActorSystem } from './actor-system.js';
 
 /** An actor's messages: for each message type, what it takes and what it answers. */
@@ -14,6 +14,8 @@ export interface StoreReader {
   get<T extends Doc = Doc>(collection: string, id: string): Promise<T | undefined>;
   find<T extends Doc = Doc>(collection: string, filter: Filter, options?: FindOptions): Promise<T[]>;
   count(collection: string, filter: Filter): Promise<number>;
+  /** Streams matching documents in batches (see `Store.scan`): for loading large states without one long read. */
+  scan<T extends Doc = Doc>(collection: string, filter: Filter, options?: ScanOptions): AsyncIterable<T[]>;
 }
 
 /** What the runtime gives one activation of an actor. Handed to the constructor. */

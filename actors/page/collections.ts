@@ -20,9 +20,14 @@ export const pageCollections: readonly CollectionSpec[] = [
       { name: 'by_tenant_user', fields: ['tenantId', 'userId'] },
       // Moderators' "comments by IP of a comment" and bans by address.
       { name: 'by_tenant_ip', fields: ['tenantId', 'ipHash'] },
+      // A page's first comments of each order, read before the rest (page-head.ts); `_id` breaks ties, as the orders do.
+      { name: 'by_page_parent_date', fields: ['tenantId', 'urlId', 'parentId', 'date', '_id'] },
+      { name: 'by_page_parent_votes', fields: ['tenantId', 'urlId', 'parentId', 'votes', 'date', '_id'] },
+      { name: 'by_page_pinned', fields: ['tenantId', 'urlId', 'isPinned'] },
     ],
   },
-  { name: VOTES, indexes: [byPage] },
+  // By comment: a page's head recounts the comments whose stored counts lag (page-head.ts).
+  { name: VOTES, indexes: [byPage, { name: 'by_page_comment', fields: ['tenantId', 'urlId', 'commentId'] }] },
   { name: COMMENT_FLAGS, indexes: [byPage] },
   { name: PAGE_REACTS, indexes: [byPage] },
   { name: PENDING_COUNTS, indexes: [{ name: 'by_tenant', fields: ['tenantId'] }] },

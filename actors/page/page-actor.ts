@@ -30,14 +30,21 @@ import { setUserBadges } from './page-badges.js';
 import { PublicCache } from './public-cache.js';
 import { publicListJson } from './public-listing.js';
 import { commentPositions, publicSource } from './public-source.js';
-import { LoopYielder } from './yield-loop.js';
+import { PageHead } from './page-head.js';
+import type { PublicSource } from './public-listing.js';
+import { gated } from './load-gate.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Doc, Filter } from '../../storage/store.js';
 
 /** Heap estimates for the actor system's memory bound (`MAX_ACTOR_MEMORY_MB`). */
-const BYTES_PER_COMMENT = 5000;
+const BYTES_PER_COMMENT = 1500;
 const BYTES_PER_VOTE = 300;
 
 /** Serialised answers kept per page; the oldest goes first. */
 const ANSWER_CACHE_SIZE = 32;
+
+/** Documents per batch of a page's load: a batch is indexed in well under 5 ms. */
+const LOAD_BATCH = 500;
 
 function splitId(id: string): [tenantId: string, urlId: string] {
   const colon = id.indexOf(':');
@@ -83,18 +90,85 @@ export class PageActor extends Actor<PageProtocol> {
     announceQueued: (commentId, groups) => this.publish(tenantTopic(this.#state.tenantId), moderationQueued(this.#state.tenantId, this.#state.urlId, commentId, groups)),
   };
 
+  /** The page's head while the whole page loads in the background (page-head.ts). */
+  #head: PageHead | undefined;
+  /** The background load under way, if any. */
+  #loading: Promise<void> | undefined;
+  /** Whether the state holds the whole page. */
+  #loaded = false;
+  #stopped = false;
+  /** True while the page loads in the background, between messages: see `onStart`. */
+  #quiet = false;
+  /** Whether answers kept from the head must go at the next message (`#dropHeadAnswers`). */
+  #headStale = false;
+
   override async onStart(): Promise<void> {
     // Comment documents report each change themselves; a touch names what else changed (a poll).
+    // While the page loads in the background (`#quiet`) nothing readers see changes (the head's
+    // answers are exact), and a view changed between messages would be lost: nothing is dropped.
     this.#state.onChange = (id) => {
-      if (id !== undefined) this.#public.commentTouched(id);
+      if (id !== undefined && !this.#quiet) this.#public.commentTouched(id);
     };
     this.#state.comments.observer = {
       changed: (old, doc) => {
+        if (this.#quiet) return;
+        this.#dropHeadAnswers();
         if (this.#public.size > 0) this.#public.commentChanged(publicSource(this.#state), old, doc);
       },
-      cleared: () => this.#public.clear(),
+      cleared: () => {
+        if (!this.#quiet) this.#public.clear();
+      },
     };
-    await this.#load();
+    const head = await PageHead.load(this.store, this.#state.tenantId, this.#state.urlId, this.id);
+    if (head === undefined || head.complete) {
+      await this.#load();
+      this.#loaded = true;
+      return;
+    }
+    this.#head = head;
+    this.#loading = this.#loadInBackground(true);
+    // A failure is logged there, and met again by the next message that waits for the page.
+    this.#loading.catch(() => undefined);
+  }
+
+  /**
+   * Loads the whole page while the head answers what it can. Every other message waits for it
+   * (`#whenLoaded`), so no write lands on a half-loaded state and nothing is counted twice.
+   */
+  async #loadInBackground(afterFirstTurn: boolean): Promise<void> {
+    try {
+      // The messages already queued (the first view) are answered from the head first.
+      if (afterFirstTurn) await nextTurn();
+      this.#quiet = afterFirstTurn;
+      await this.#load();
+      this.#loaded = true;
+      const head = this.#head;
+      if (head !== undefined) {
+        const told = head.counts();
+        const counted = this.#state.counts();
+        if (told.commentCount !== counted.commentCount || told.rootCommentCount !== counted.rootCommentCount) {
+          log.warn('page-head-counts-differ', { actorId: this.id, stored: told, counted });
+          this.#headStale = true;
+        }
+      }
+    } catch (err) {
+      if (!this.#stopped) log.warn('page-load-failed', { actorId: this.id, err });
+      throw err;
+    } finally {
+      this.#quiet = false;
+      this.#head = undefined;
+      this.#loading = undefined;
+    }
+  }
+
+  /** Resolves once the state holds the whole page (at once, undefined, when it does). */
+  #whenLoaded(): Promise<void> | undefined {
+    if (this.#loaded) return undefined;
+    if (this.#loading === undefined) {
+      this.#loading = this.#loadInBackground(false);
+      this.#loading.catch(() => undefined);
+    }
+    return this.#loading;
   }
 
   /** After a change of the page record (`isClosed` is in every anonymous answer): the answers it alters are joined again. */
@@ -137,53 +211,59 @@ export class PageActor extends Actor<PageProtocol> {
     });
   }
 
+  /**
+   * Reads the whole page into the state. Large collections are read in batches with the event
+   * loop handed back between them, so other actors and requests run meanwhile.
+   */
   async #load(): Promise<void> {
     const state = this.#state;
     const page = { tenantId: state.tenantId, urlId: state.urlId };
-    const [pages, comments, votes, flags, reacts, polls] = await Promise.all([
-      this.store.find<PageDoc>(PAGES, page),
-      this.store.find<CommentDoc>(COMMENTS, page),
-      this.store.find<VoteDoc>(VOTES, page),
-      this.store.find<FlagDoc>(COMMENT_FLAGS, page),
-      this.store.find<ReactDoc>(PAGE_REACTS, page),
-      this.store.find<PollDoc>(POLL_COLLECTIONS.polls, page),
-    ]);
+    const [pages, polls] = await Promise.all([this.store.find<PageDoc>(PAGES, page), this.store.find<PollDoc>(POLL_COLLECTIONS.polls, page)]);
     state.clear();
     state.page = pages[0] ?? null;
-    // Indexing a large page takes a while: other actors and requests run between batches.
-    const yielder = new LoopYielder(2000);
-    for (const doc of comments) {
-      state.comments.set(doc._id, doc);
-      await yielder.tick();
+    const withPolls: string[] = [];
+    for await (const batch of this.#batches<CommentDoc>(COMMENTS, page)) {
+      state.holdAll(batch);
+      for (const doc of batch) if (doc.hasPoll) withPolls.push(doc._id);
     }
-    for (const vote of votes) state.votes.add(vote);
-    for (const flag of flags) state.flags.set(flag._id, flag);
-    for (const doc of reacts) state.addReact(doc);
+    for await (const batch of this.#batches<VoteDoc>(VOTES, page)) for (const vote of batch) state.votes.add(vote);
+    for await (const batch of this.#batches<FlagDoc>(COMMENT_FLAGS, page)) for (const flag of batch) state.flags.set(flag._id, flag);
+    for await (const batch of this.#batches<ReactDoc>(PAGE_REACTS, page)) for (const doc of batch) state.addReact(doc);
     for (const poll of polls) if (state.comments.has(poll._id)) state.polls.set(poll._id, pollView(poll));
     recount(this.#host);
     // A poll whose move to this page is not yet recorded on the poll itself.
-    for (const doc of comments) {
-      if (doc.hasPoll && !state.polls.has(doc._id)) {
-        const poll = await this.store.get<PollDoc>(POLL_COLLECTIONS.polls, doc._id);
-        if (poll !== undefined && poll.tenantId === state.tenantId) state.polls.set(doc._id, pollView(poll));
+    for (const id of withPolls) {
+      if (!state.polls.has(id)) {
+        const poll = await this.store.get<PollDoc>(POLL_COLLECTIONS.polls, id);
+        if (poll !== undefined && poll.tenantId === state.tenantId) state.polls.set(id, pollView(poll));
       }
     }
     state.restructure();
-    this.#public.clear();
+    if (!this.#quiet) this.#public.clear();
   }
 
-  /** Measured by `npm run bench -- hot-page`: about 4.6 KB of heap per resident comment beyond its text. */
+  /** A page's documents of one collection in batches, the event loop handed back after each. */
+  async *#batches<T extends Doc>(collection: string, filter: Filter): AsyncIterable<T[]> {
+    for await (const batch of this.store.scan<T>(collection, filter, { batchSize: LOAD_BATCH })) {
+      yield batch;
+      if (this.#stopped) throw new Error('page actor stopped while loading');
+      await nextTurn();
+    }
+  }
+
+  /** Measured by `npm run bench -- hot-page`: about 1.4 KB of heap per resident comment beyond its text (resident.ts). */
   override memoryBytes(): number {
     const state = this.#state;
     return 4096 + state.comments.size * BYTES_PER_COMMENT + state.votes.size * BYTES_PER_VOTE;
   }
 
   override onStop(): void {
+    this.#stopped = true;
     clearTimeout(this.#state.flushTimer);
     this.#state.flushTimer = undefined;
   }
 
-  readonly handlers: Handlers<PageProtocol> = {
+  readonly handlers: Handlers<PageProtocol> = gated<PageProtocol>(() => this.#whenLoaded(), new Set(['publicList', 'getPage']), {
     flushCounts: () => flushCounts(this.#host),
 
     pollChanged: ({ commentId, poll }) => {
@@ -297,7 +377,12 @@ export class PageActor extends Actor<PageProtocol> {
     },
     listVotes: ({ voterKey }) => listVotes(this.#host, voterKey),
 
-    getPage: () => this.#state.page,
+    getPage: () => {
+      // The record is read with the head: page access checks need not wait for every comment.
+      if (!this.#loaded && this.#head !== undefined) return this.#head.state.page;
+      const wait = this.#whenLoaded();
+      return wait === undefined ? this.#state.page : wait.then(() => this.#state.page);
+    },
     createPage: (request) => this.#recordChanged(createPage(this.#host, request)),
     patchPage: (request) => this.#recordChanged(patchPage(this.#host, request)),
     deletePage: (request) => this.#recordChanged(deletePage(this.#host, request)),
@@ -309,15 +394,17 @@ export class PageActor extends Actor<PageProtocol> {
     finishImport: async () => this.#recordChanged(await finishImport(this.#host)),
     setUserBadges: ({ userId, badges }) => setUserBadges(this.#host, userId, badges),
 
-    publicList: ({ key, query, reader, tail }) => {
-      if (reader !== null) return Buffer.from(publicListJson(publicSource(this.#state), query, reader, tail));
-      const hit = this.#public.get(key);
-      if (hit !== undefined) return hit.identity;
-      const { answer, evicted } = this.#public.answer(publicSource(this.#state), key, query, tail);
-      if (evicted !== undefined) this.deleteView(PAGE_VIEWS.publicAnswers, evicted);
-      // Readers get it without a message once everything it shows is durable.
-      this.setView(PAGE_VIEWS.publicAnswers, answer, key);
-      return answer.identity;
+    publicList: (request) => {
+      if (request.reader === null) {
+        this.#dropHeadAnswers();
+        const hit = this.#public.get(request.key);
+        if (hit !== undefined) return hit.identity;
+        const head = this.#head?.source(request.query);
+        if (head !== undefined) return this.#publicList(request, head);
+      }
+      const wait = this.#whenLoaded();
+      if (wait === undefined) return this.#publicList(request, publicSource(this.#state));
+      return wait.then(() => this.#publicList(request, publicSource(this.#state)));
     },
     commentPositions: ({ commentId }) => commentPositions(publicSource(this.#state), commentId),
     replyCount: async ({ commentId }) => {
@@ -332,7 +419,27 @@ export class PageActor extends Actor<PageProtocol> {
       const vote = await this.#ownVote(voteId);
       return { commentId: vote.commentId, voterKey: vote.voterKey, anonUserId: vote.anonUserId };
     },
-  };
+  });
+
+  /** A widget read's answer over `source` (the page, or its head while the page loads); an anonymous one is kept. */
+  #publicList({ key, query, reader, tail }: PageProtocol['publicList']['in'], source: PublicSource): Buffer {
+    if (reader !== null) return Buffer.from(publicListJson(source, query, reader, tail));
+    const { answer, evicted } = this.#public.answer(source, key, query, tail);
+    if (evicted !== undefined) this.deleteView(PAGE_VIEWS.publicAnswers, evicted);
+    // Readers get it without a message once everything it shows is durable.
+    this.setView(PAGE_VIEWS.publicAnswers, answer, key);
+    return answer.identity;
+  }
+
+  /**
+   * Drops the answers kept from the head when the whole page, once loaded, counted otherwise
+   * than the head was told (they may be inexact); called within a message, so the views go too.
+   */
+  #dropHeadAnswers(): void {
+    if (!this.#headStale) return;
+    this.#headStale = false;
+    this.#public.clear();
+  }
 
   /** The comment, if this page holds it (adopting it first if another page moved it here). */
   async #own(commentId: string): Promise<CommentDoc> {

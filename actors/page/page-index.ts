@@ -93,6 +93,11 @@ export class PageIndex {
     return this.#all.get(direction);
   }
 
+  /** The oldest-first and most-relevant orders of a comment's visible replies (null: root comments). */
+  baseOrders(parentId: string | null): { of: SortedIds; mr: SortedIds } | undefined {
+    return this.#byParent.get(parentId);
+  }
+
   /** Visible replies of a comment (null: root comments), in this order. */
   children(parentId: string | null, direction: SortDirection): OrderedIds {
     return this.#byParent.get(parentId)?.get(direction) ?? NO_IDS;

@@ -120,12 +120,19 @@ function countVote(host: PageHost, doc: CommentDoc): void {
   const { state } = host;
   state.comments.set(doc._id, doc);
   state.touch(doc._id);
-  // Written with the window's first vote, so that it is durable before any count lags.
-  if (state.flushTimer === undefined) {
-    host.put(PENDING_COUNTS, { _id: host.actorId, tenantId: state.tenantId, urlId: state.urlId } satisfies PendingCountsDoc);
+  // Written with the vote, so that it is durable before the count lags: it names every comment
+  // whose stored counts lag, which lets a restart trust the others (page-head.ts).
+  if (!state.countsDirty.has(doc._id)) {
+    state.countsDirty.add(doc._id);
+    markPending(host);
   }
-  state.countsDirty.add(doc._id);
   scheduleFlush(host);
+}
+
+/** Stores the page's pending-counts marker, naming the comments whose stored counts lag. */
+function markPending(host: PageHost): void {
+  const { state } = host;
+  host.put(PENDING_COUNTS, { _id: host.actorId, tenantId: state.tenantId, urlId: state.urlId, commentIds: [...state.countsDirty] } satisfies PendingCountsDoc);
 }
 
 function scheduleFlush(host: PageHost): void {

@@ -15,4 +15,6 @@ export const PENDING_COUNTS = 'pendingCounts';
 export interface PendingCountsDoc extends Doc {
   tenantId: string;
   urlId: string;
+  /** The comments whose stored counts may lag (absent on markers of older versions: any may). */
+  commentIds?: string[];
 }

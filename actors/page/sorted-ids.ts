@@ -161,6 +161,14 @@ export class SortedIds implements OrderedIds {
     return this.#starts[b]! + at;
   }
 
+  /** How many entries come before `e` in this order (`e` itself need not be held). */
+  countBefore(e: OrderEntry): number {
+    if (this.#blocks.length === 0) return 0;
+    const b = this.#blockOf(e);
+    this.#ensureStarts();
+    return this.#starts[b]! + this.#lowerBound(this.#blocks[b]!, e);
+  }
+
   filter(keep: (id: string) => boolean): string[] {
     const out: string[] = [];
     for (const id of this) if (keep(id)) out.push(id);
