@@ -69,7 +69,7 @@ WidgetScenario.describe(`the widget's moderation menu`, (s) => {
 
     await author.getByRole('textbox', { name: 'Write a comment…' }).fill('Still here?');
     await author.getByRole('button', { name: 'Post' }).click();
-    await author.getByRole('alert').getByText('You are banned from commenting on this s.site.').waitFor();
+    await author.getByRole('alert').getByText('You are banned from commenting on this site.').waitFor();
     assert.equal(await author.getByText('Still here?', { exact: true }).count(), 0, 'nothing was posted');
   });
 });
