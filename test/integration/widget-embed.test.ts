@@ -27,10 +27,7 @@ Embedding.describe(`embedding the widget`, (s) => {
     const config = { tenantId: s.t.tenant.tenantId, urlId: 'lazy-1', apiHost: s.t.url };
     const spacer = '<div style="height:6000px">Long article</div>';
     const html = embedPage(s.t.url, config).replace('<div id="comments">', `${spacer}<div id="comments">`);
-    const reader = await s.reader('about:blank');
-    const page = reader.page;
-    const requested: string[] = [];
-    page.on('request', (r) => requested.push(r.url()));
+    const { page, requested } = await s.watchedPage();
     await page.goto(s.site.page('/lazy', html));
     await page.waitForLoadState('networkidle');
     assert.ok(requested.some((u) => u.endsWith('/js/embed-v2.min.js')));

@@ -45,12 +45,7 @@ ReactSite.describe(`the fastcomments-react wrapper`, (s) => {
     const seeded = await widget(s.t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, 'Seeded before React mounted', { commenterName: 'Seeder' }));
     assert.equal(seeded.status, 200);
 
-    const reader = await s.reader('about:blank');
-    const page = reader.page;
-    const requested: string[] = [];
-    page.on('request', (r) => requested.push(r.url()));
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
+    const { page, requested, errors } = await s.watchedPage();
     await page.goto(s.site.page('/react', reactPage(s.t.url, { tenantId, urlId }, s.app)));
 
     // The wrapper made its own element (id "fastcomments-widget-…") and our widget filled it.

@@ -37,12 +37,7 @@ export function wrapperSuite(wrapper: string, bundle: () => Promise<string>, cha
       const seeded = await widget(s.t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, `Seeded before ${wrapper} mounted`, { commenterName: 'Seeder' }));
       assert.equal(seeded.status, 200);
 
-      const reader = await s.reader('about:blank');
-      const page = reader.page;
-      const requested: string[] = [];
-      page.on('request', (r) => requested.push(r.url()));
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(String(e)));
+      const { page, requested, errors } = await s.watchedPage();
       await page.goto(s.site.page(`/${wrapper}`, wrapperPage(s.t.url, `A ${wrapper} blog`, { tenantId, urlId, hasDarkBackground: false }, s.app)));
 
       await page.getByRole('article', { name: 'Seeder' }).getByText(`Seeded before ${wrapper} mounted`).waitFor();
