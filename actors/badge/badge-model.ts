@@ -31,17 +31,15 @@ export const MAX_CATALOG = 500;
 /** Badges an SSO user's `badgeConfig` may name (global). */
 export const MAX_SSO_BADGES = 30;
 
-/** A badge of a tenant's catalog. */
-export interface TenantBadgeDoc extends Doc {
-  tenantId: string;
-  createdByUserId: string | null;
-  createdAt: string;
-  enabled: boolean;
-  urlId: string | null;
+/** How a badge is earned; a user's badge keeps the rule it was awarded by. */
+export interface BadgeRule {
   type: number;
   threshold: number;
-  uses: number;
-  name: string;
+  veteranUserThresholdMillis: number;
+}
+
+/** How a badge looks: the catalog badge's, copied to every user's badge made from it. */
+export interface BadgeLook {
   description: string;
   displayLabel: string;
   displaySrc: string | null;
@@ -49,29 +47,42 @@ export interface TenantBadgeDoc extends Doc {
   borderColor: string | null;
   textColor: string | null;
   cssClass: string | null;
-  veteranUserThresholdMillis: number;
+}
+
+/** The look of `badge` alone (no other field of it). */
+export function lookOf(badge: BadgeLook): BadgeLook {
+  return {
+    description: badge.description,
+    displayLabel: badge.displayLabel,
+    displaySrc: badge.displaySrc,
+    backgroundColor: badge.backgroundColor,
+    borderColor: badge.borderColor,
+    textColor: badge.textColor,
+    cssClass: badge.cssClass,
+  };
+}
+
+/** A badge of a tenant's catalog. */
+export interface TenantBadgeDoc extends Doc, BadgeRule, BadgeLook {
+  tenantId: string;
+  createdByUserId: string | null;
+  createdAt: string;
+  enabled: boolean;
+  urlId: string | null;
+  uses: number;
+  name: string;
   isAwaitingReprocess: boolean;
   isAwaitingDeletion: boolean;
   replacesBadgeId: string | null;
 }
 
 /** A badge a user holds. */
-export interface UserBadgeDoc extends Doc {
+export interface UserBadgeDoc extends Doc, BadgeRule, BadgeLook {
   tenantId: string;
   userId: string;
   badgeId: string;
   createdAt: string;
   receivedAt: string;
-  type: number;
-  threshold: number;
-  description: string;
-  displayLabel: string;
-  displaySrc: string | null;
-  backgroundColor: string | null;
-  borderColor: string | null;
-  textColor: string | null;
-  cssClass: string | null;
-  veteranUserThresholdMillis: number;
   displayedOnComments: boolean;
   order: number;
   urlId: string | null;
@@ -133,13 +144,7 @@ export function userBadgeView(doc: UserBadgeDoc): Record<string, unknown> {
     createdAt: doc.createdAt,
     type: doc.type,
     threshold: doc.threshold,
-    description: doc.description,
-    displayLabel: doc.displayLabel,
-    displaySrc: doc.displaySrc,
-    backgroundColor: doc.backgroundColor,
-    borderColor: doc.borderColor,
-    textColor: doc.textColor,
-    cssClass: doc.cssClass,
+    ...lookOf(doc),
     veteranUserThresholdMillis: doc.veteranUserThresholdMillis,
     displayedOnComments: doc.displayedOnComments,
     receivedAt: doc.receivedAt,
@@ -156,17 +161,7 @@ export function progressView(doc: ProgressDoc): Record<string, unknown> {
 
 /** The badge as comments show it (`CommentUserBadgeInfo`): public fields only. */
 export function commentBadgeInfo(doc: UserBadgeDoc): Record<string, unknown> {
-  return {
-    id: doc.badgeId,
-    type: doc.type,
-    description: doc.description,
-    displayLabel: doc.displayLabel,
-    displaySrc: doc.displaySrc,
-    backgroundColor: doc.backgroundColor,
-    borderColor: doc.borderColor,
-    textColor: doc.textColor,
-    cssClass: doc.cssClass,
-  };
+  return { id: doc.badgeId, type: doc.type, ...lookOf(doc) };
 }
 
 /** A user's badge made from a catalog badge. */
@@ -180,13 +175,7 @@ export function awardOf(id: string, badge: TenantBadgeDoc, userId: string, nowIs
     receivedAt: nowIso,
     type: badge.type,
     threshold: badge.threshold,
-    description: badge.description,
-    displayLabel: badge.displayLabel,
-    displaySrc: badge.displaySrc,
-    backgroundColor: badge.backgroundColor,
-    borderColor: badge.borderColor,
-    textColor: badge.textColor,
-    cssClass: badge.cssClass,
+    ...lookOf(badge),
     veteranUserThresholdMillis: badge.veteranUserThresholdMillis,
     displayedOnComments,
     order: 0,
@@ -196,16 +185,7 @@ export function awardOf(id: string, badge: TenantBadgeDoc, userId: string, nowIs
 
 /** The user's badge with the display fields of its catalog badge as they are now. */
 export function refreshed(held: UserBadgeDoc, badge: TenantBadgeDoc): UserBadgeDoc {
-  return {
-    ...held,
-    description: badge.description,
-    displayLabel: badge.displayLabel,
-    displaySrc: badge.displaySrc,
-    backgroundColor: badge.backgroundColor,
-    borderColor: badge.borderColor,
-    textColor: badge.textColor,
-    cssClass: badge.cssClass,
-  };
+  return { ...held, ...lookOf(badge) };
 }
 
 /**

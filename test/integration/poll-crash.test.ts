@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { afterRestart, killUnderLoad } from '../fixtures/crash-load.js';
+import { checkedFetch } from '../fixtures/openapi.js';
 import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
 import { storages } from '../fixtures/server.js';
 import { withServerStorage } from '../fixtures/server-storage.js';
 import { countVotes, pollInput, type PollView, type PollVoteView } from './poll-fixture.js';
-import { checkedFetch } from '../fixtures/openapi.js';
 
 const WORKERS = 40;
 const VOTERS_PER_WORKER = 5;
@@ -33,48 +34,29 @@ for (const storage of storages()) {
 
         const lastAck = new Map<string, string>();
         const inFlight = new Map<string, string>();
-        let acks = 0;
-        let stop = false;
-        let reachedTarget!: () => void;
-        const target = new Promise<void>((resolve) => (reachedTarget = resolve));
-        const worker = async (w: number) => {
-          for (let n = 0; !stop; n++) {
+        await killUnderLoad(first, {
+          workers: WORKERS,
+          acksBeforeKill: ACKS_BEFORE_KILL,
+          send: async (w, n) => {
             const k = n % VOTERS_PER_WORKER;
             const voter = `w${w}v${k}`;
             const optionId = options[(w + n * 3 + k) % options.length]!;
             inFlight.set(voter, optionId);
-            try {
-              const res = await checkedFetch(`${first.url}/api/v1/poll-votes`, {
-                method: 'POST',
-                headers,
-                body: JSON.stringify({ commentId, optionId, anonUserId: voter, ip: `10.${w}.${k}.1` }),
-              });
-              const body = (await res.json()) as { pollVote?: PollVoteView };
-              if (res.status === 200) {
-                assert.equal(body.pollVote?.optionId, optionId);
-                lastAck.set(voter, optionId);
-                inFlight.delete(voter);
-                if (++acks === ACKS_BEFORE_KILL) reachedTarget();
-              }
-            } catch {
-              // The connection died with the server: this request's outcome is unknown.
-              return;
-            }
-          }
-        };
-        const workers = Array.from({ length: WORKERS }, (_, w) => worker(w));
-        await target;
-        await first.kill('SIGKILL');
-        stop = true;
-        await Promise.all(workers);
+            const res = await checkedFetch(`${first.url}/api/v1/poll-votes`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ commentId, optionId, anonUserId: voter, ip: `10.${w}.${k}.1` }),
+            });
+            const body = (await res.json()) as { pollVote?: PollVoteView };
+            if (res.status !== 200) return false;
+            assert.equal(body.pollVote?.optionId, optionId);
+            lastAck.set(voter, optionId);
+            inFlight.delete(voter);
+            return true;
+          },
+        });
 
-        const second = await spawnServer(env);
-        try {
-          const get = async <T>(path: string): Promise<T> => {
-            const res = await checkedFetch(`${second.url}${path}`, { headers });
-            assert.equal(res.status, 200);
-            return (await res.json()) as T;
-          };
+        await afterRestart(env, headers, async (get) => {
           const current = (await get<{ poll: PollView }>(`/api/v1/polls/${commentId}`)).poll;
           const votes = (await get<{ pollVotes: PollVoteView[] }>(`/api/v1/poll-votes?commentId=${commentId}`)).pollVotes;
           const byVoter = new Map<string, string>();
@@ -94,9 +76,7 @@ for (const storage of storages()) {
           for (const option of current.options) assert.equal(option.votes, counted.get(option.id) ?? 0);
           assert.equal(current.totalVotes, votes.length);
           assert.ok(votes.length >= lastAck.size);
-        } finally {
-          await second.kill('SIGTERM');
-        }
+        });
       }));
   });
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { afterRestart, killUnderLoad } from '../fixtures/crash-load.js';
 import { checkedFetch } from '../fixtures/openapi.js';
 import { demoHeaders, spawnServer } from '../fixtures/server-process.js';
 import { storages } from '../fixtures/server.js';
@@ -25,41 +26,22 @@ for (const storage of storages()) {
         const questionId = ((await made.json()) as { questionConfig: { _id: string } }).questionConfig._id;
 
         const acked = new Set<string>();
-        let unknown = 0;
-        let stop = false;
-        let reachedTarget!: () => void;
-        const target = new Promise<void>((resolve) => (reachedTarget = resolve));
-        const worker = async (w: number) => {
-          for (let n = 0; !stop; n++) {
-            try {
-              const res = await checkedFetch(`${first.url}/api/v1/question-results`, {
-                method: 'POST',
-                headers,
-                body: JSON.stringify({ urlId: `/crash-${w % 5}`, questionId, value: n % 11, userId: `w${w}-${n}` }),
-              });
-              if (res.status !== 200) continue;
-              acked.add(((await res.json()) as { questionResult: { _id: string } }).questionResult._id);
-              if (acked.size === ACKS_BEFORE_KILL) reachedTarget();
-            } catch {
-              // The connection died with the server: this request's outcome is unknown.
-              unknown++;
-              return;
-            }
-          }
-        };
-        const workers = Array.from({ length: WORKERS }, (_, w) => worker(w));
-        await target;
-        await first.kill('SIGKILL');
-        stop = true;
-        await Promise.all(workers);
+        const { unknown } = await killUnderLoad(first, {
+          workers: WORKERS,
+          acksBeforeKill: ACKS_BEFORE_KILL,
+          send: async (w, n) => {
+            const res = await checkedFetch(`${first.url}/api/v1/question-results`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ urlId: `/crash-${w % 5}`, questionId, value: n % 11, userId: `w${w}-${n}` }),
+            });
+            if (res.status !== 200) return false;
+            acked.add(((await res.json()) as { questionResult: { _id: string } }).questionResult._id);
+            return true;
+          },
+        });
 
-        const second = await spawnServer(env);
-        try {
-          const get = async <T>(path: string): Promise<T> => {
-            const res = await checkedFetch(`${second.url}${path}`, { headers });
-            assert.equal(res.status, 200);
-            return (await res.json()) as T;
-          };
+        await afterRestart(env, headers, async (get) => {
           const stored: string[] = [];
           for (let skip = 0; ; skip += 1000) {
             const page = (await get<{ questionResults: { _id: string }[] }>(`/api/v1/question-results?questionId=${questionId}&skip=${skip}`)).questionResults;
@@ -75,9 +57,7 @@ for (const storage of storages()) {
           const tallied = (await get<{ data: { total: number } }>(`/api/v1/question-results-aggregation?questionId=${questionId}`)).data;
           const read = (await get<{ data: { total: number } }>(`/api/v1/question-results-aggregation?questionId=${questionId}&startDate=0`)).data;
           assert.deepEqual([tallied.total, read.total], [stored.length, stored.length], 'the tallies move with the results');
-        } finally {
-          await second.kill('SIGTERM');
-        }
+        });
       }));
   });
 }

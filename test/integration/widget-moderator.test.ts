@@ -4,98 +4,72 @@
  * next post is refused in words; readers who do not moderate get no menu.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
-import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
-import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { test } from 'node:test';
 import { seriousViolations, tabTo } from '../fixtures/widget-page.js';
+import { WidgetScenario } from '../fixtures/widget-suite.js';
 import { broadcast, commentData, secureSso, widget } from './public-comments-helpers.js';
 
-for (const storage of storages()) {
-  describe(`the widget's moderation menu on ${storage}`, () => {
-    let t: TestServer;
-    let site: HostSite;
-    const readers: Reader[] = [];
+WidgetScenario.describe(`the widget's moderation menu`, (s) => {
+  const moderatorSso = () => JSON.parse(secureSso(s.t.tenant.apiSecret, { id: 'mia', email: 'mia@example.com', username: 'Mia', isModerator: true }));
 
-    before(async () => {
-      t = await startTestServer(storage, { openSitesWithoutDomains: false });
-      site = await HostSite.start();
-    });
-    afterEach(async () => {
-      for (const r of readers.splice(0)) await r.close();
-    });
-    after(async () => {
-      await site.close();
-      await t.destroy();
-    });
+  test('a moderator approves a held comment by keyboard; another reader sees it live; readers get no menu', async () => {
+    const tenantId = s.t.tenant.tenantId;
+    const urlId = 'held-1';
+    assert.equal((await s.t.api('PATCH', `/api/v1/tenants/${tenantId}`, { body: { commentsRequireApproval: true } })).status, 200);
+    try {
+      const reader = await s.open(s.embed(urlId, {}, '/held-1-reader'));
+      await reader.getByText('No comments yet. Be the first!').waitFor();
+      const held = await widget(s.t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, 'Please approve me', { commenterName: 'Ann' }));
+      assert.equal(held.status, 200, JSON.stringify(held.body));
+      assert.equal(held.body.comment.approved, false);
 
-    const open = async (url: string) => {
-      const reader = await openReader(url);
-      readers.push(reader);
-      return reader.page;
-    };
-    const embed = (path: string, urlId: string, extra: Record<string, unknown> = {}) =>
-      site.page(`/${path}`, embedPage(t.url, { tenantId: t.tenant.tenantId, urlId, apiHost: t.url, ...extra }));
-    const moderatorSso = () => JSON.parse(secureSso(t.tenant.apiSecret, { id: 'mia', email: 'mia@example.com', username: 'Mia', isModerator: true }));
+      const mod = await s.open(s.embed(urlId, { sso: moderatorSso() }, '/held-1-mod'));
+      const seen = mod.getByRole('article', { name: 'Ann' });
+      await seen.getByText('Awaiting approval').waitFor();
+      const menu = seen.getByRole('button', { name: 'Moderate' });
+      await tabTo(mod, menu);
+      await mod.keyboard.press('Enter');
+      const actions = mod.getByRole('group', { name: 'Moderation of the comment by Ann' });
+      await tabTo(mod, actions.getByRole('button', { name: 'Approve' }));
+      await mod.keyboard.press('Enter');
+      await actions.getByRole('button', { name: 'Unapprove' }).waitFor();
+      assert.equal(await seen.getByText('Awaiting approval').count(), 0);
+      assert.deepEqual(await seriousViolations(mod), [], 'axe-core: the open menu');
+      // Escape closes the menu and gives the focus back to its button.
+      await mod.keyboard.press('Escape');
+      await tabTo(mod, menu, 0);
+      assert.equal(await menu.getAttribute('aria-expanded'), 'false');
 
-    test('a moderator approves a held comment by keyboard; another reader sees it live; readers get no menu', async () => {
-      const tenantId = t.tenant.tenantId;
-      const urlId = 'held-1';
-      assert.equal((await t.api('PATCH', `/api/v1/tenants/${tenantId}`, { body: { commentsRequireApproval: true } })).status, 200);
-      try {
-        const reader = await open(embed('held-1-reader', urlId));
-        await reader.getByText('No comments yet. Be the first!').waitFor();
-        const held = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, 'Please approve me', { commenterName: 'Ann' }));
-        assert.equal(held.status, 200, JSON.stringify(held.body));
-        assert.equal(held.body.comment.approved, false);
-
-        const mod = await open(embed('held-1-mod', urlId, { sso: moderatorSso() }));
-        const seen = mod.getByRole('article', { name: 'Ann' });
-        await seen.getByText('Awaiting approval').waitFor();
-        const menu = seen.getByRole('button', { name: 'Moderate' });
-        await tabTo(mod, menu);
-        await mod.keyboard.press('Enter');
-        const actions = mod.getByRole('group', { name: 'Moderation of the comment by Ann' });
-        await tabTo(mod, actions.getByRole('button', { name: 'Approve' }));
-        await mod.keyboard.press('Enter');
-        await actions.getByRole('button', { name: 'Unapprove' }).waitFor();
-        assert.equal(await seen.getByText('Awaiting approval').count(), 0);
-        assert.deepEqual(await seriousViolations(mod), [], 'axe-core: the open menu');
-        // Escape closes the menu and gives the focus back to its button.
-        await mod.keyboard.press('Escape');
-        await tabTo(mod, menu, 0);
-        assert.equal(await menu.getAttribute('aria-expanded'), 'false');
-
-        await reader.getByRole('button', { name: 'Show 1 new comments' }).click();
-        await reader.getByRole('article', { name: 'Ann' }).getByText('Please approve me').waitFor();
-        assert.equal(await reader.getByRole('button', { name: 'Moderate' }).count(), 0, 'an anonymous reader gets no menu');
-      } finally {
-        await t.api('PATCH', `/api/v1/tenants/${tenantId}`, { body: { commentsRequireApproval: false } });
-      }
-      const plain = JSON.parse(secureSso(t.tenant.apiSecret, { id: 'pat', email: 'pat@example.com', username: 'Pat' }));
-      const signedOn = await open(embed('held-1-signed', urlId, { sso: plain }));
-      await signedOn.getByRole('article', { name: 'Ann' }).getByText('Please approve me').waitFor();
-      assert.equal(await signedOn.getByRole('button', { name: 'Moderate' }).count(), 0, 'a signed-on reader who does not moderate gets no menu');
-    });
-
-    test('a moderator bans an author from the menu; the author\'s next post is refused in words', async () => {
-      const urlId = 'ban-1';
-      const author = await open(embed('ban-1-author', urlId));
-      await author.getByRole('textbox', { name: 'Write a comment…' }).fill('Buy my stuff');
-      await author.getByLabel('Your name').fill('Dan');
-      await author.getByRole('button', { name: 'Post' }).click();
-      await author.getByRole('article', { name: 'Dan' }).getByText('Buy my stuff').waitFor();
-
-      const mod = await open(embed('ban-1-mod', urlId, { sso: moderatorSso() }));
-      const seen = mod.getByRole('article', { name: 'Dan' });
-      await seen.getByRole('button', { name: 'Moderate' }).click();
-      await seen.getByRole('button', { name: 'Ban user' }).click();
-      await seen.getByText('Author banned').waitFor();
-      assert.equal(await seen.getByRole('button', { name: 'Ban user' }).count(), 0);
-
-      await author.getByRole('textbox', { name: 'Write a comment…' }).fill('Still here?');
-      await author.getByRole('button', { name: 'Post' }).click();
-      await author.getByRole('alert').getByText('You are banned from commenting on this site.').waitFor();
-      assert.equal(await author.getByText('Still here?', { exact: true }).count(), 0, 'nothing was posted');
-    });
+      await reader.getByRole('button', { name: 'Show 1 new comments' }).click();
+      await reader.getByRole('article', { name: 'Ann' }).getByText('Please approve me').waitFor();
+      assert.equal(await reader.getByRole('button', { name: 'Moderate' }).count(), 0, 'an anonymous reader gets no menu');
+    } finally {
+      await s.t.api('PATCH', `/api/v1/tenants/${tenantId}`, { body: { commentsRequireApproval: false } });
+    }
+    const plain = JSON.parse(secureSso(s.t.tenant.apiSecret, { id: 'pat', email: 'pat@example.com', username: 'Pat' }));
+    const signedOn = await s.open(s.embed(urlId, { sso: plain }, '/held-1-signed'));
+    await signedOn.getByRole('article', { name: 'Ann' }).getByText('Please approve me').waitFor();
+    assert.equal(await signedOn.getByRole('button', { name: 'Moderate' }).count(), 0, 'a signed-on reader who does not moderate gets no menu');
   });
-}
+
+  test('a moderator bans an author from the menu; the author\'s next post is refused in words', async () => {
+    const urlId = 'ban-1';
+    const author = await s.open(s.embed(urlId, {}, '/ban-1-author'));
+    await author.getByRole('textbox', { name: 'Write a comment…' }).fill('Buy my stuff');
+    await author.getByLabel('Your name').fill('Dan');
+    await author.getByRole('button', { name: 'Post' }).click();
+    await author.getByRole('article', { name: 'Dan' }).getByText('Buy my stuff').waitFor();
+
+    const mod = await s.open(s.embed(urlId, { sso: moderatorSso() }, '/ban-1-mod'));
+    const seen = mod.getByRole('article', { name: 'Dan' });
+    await seen.getByRole('button', { name: 'Moderate' }).click();
+    await seen.getByRole('button', { name: 'Ban user' }).click();
+    await seen.getByText('Author banned').waitFor();
+    assert.equal(await seen.getByRole('button', { name: 'Ban user' }).count(), 0);
+
+    await author.getByRole('textbox', { name: 'Write a comment…' }).fill('Still here?');
+    await author.getByRole('button', { name: 'Post' }).click();
+    await author.getByRole('alert').getByText('You are banned from commenting on this site.').waitFor();
+    assert.equal(await author.getByText('Still here?', { exact: true }).count(), 0, 'nothing was posted');
+  });
+});

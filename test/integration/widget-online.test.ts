@@ -4,57 +4,32 @@
  * live. Host page on localhost, API on 127.0.0.1, third-party cookies blocked.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
-import { embedPage, HostSite, openReader, type Reader } from '../fixtures/browser.js';
-import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { test } from 'node:test';
+import { WidgetScenario } from '../fixtures/widget-suite.js';
 import { secureSso } from './public-comments-helpers.js';
 
-for (const storage of storages()) {
-  describe(`who is online in the widget on ${storage}`, () => {
-    let t: TestServer;
-    let site: HostSite;
-    const readers: Reader[] = [];
+WidgetScenario.describe(`who is online in the widget`, (s) => {
+  const open = (path: string, extra: Record<string, unknown>) => s.reader(s.embed('online-1', extra, path));
 
-    before(async () => {
-      t = await startTestServer(storage, { openSitesWithoutDomains: false });
-      site = await HostSite.start();
-    });
-    afterEach(async () => {
-      for (const r of readers.splice(0)) await r.close();
-    });
-    after(async () => {
-      await site.close();
-      await t.destroy();
-    });
+  test('the names of the readers online show under the count, private and anonymous ones without names, leavers removed live', async () => {
+    const ada = await open('/online-ada', { sso: JSON.parse(secureSso(s.t.tenant.apiSecret, { id: 'ada-1', email: 'ada@example.com', username: 'Ada', isProfileActivityPrivate: false })) });
+    const list = ada.page.getByRole('list', { name: 'Online now' });
+    await list.getByRole('listitem').filter({ hasText: /^Ada$/ }).waitFor();
 
-    const open = async (path: string, extra: Record<string, unknown>) => {
-      const config = { tenantId: t.tenant.tenantId, urlId: 'online-1', apiHost: t.url, ...extra };
-      const reader = await openReader(site.page(path, embedPage(t.url, config)));
-      readers.push(reader);
-      return reader;
-    };
+    const bo = await open('/online-bo', { sso: JSON.parse(secureSso(s.t.tenant.apiSecret, { id: 'bo-1', email: 'bo@example.com', username: 'Bo' })) });
+    await open('/online-anon', {});
+    // Bo keeps the SSO default, a private profile: online, but without a name.
+    await list.getByRole('listitem').filter({ hasText: 'Private user' }).waitFor();
+    await list.getByRole('listitem').filter({ hasText: '1 anonymous readers' }).waitFor();
+    await ada.page.getByText('3 viewing').waitFor();
+    assert.equal(await list.getByText('Bo').count(), 0);
+    // Bo sees the same people from the other side.
+    await bo.page.getByRole('list', { name: 'Online now' }).getByRole('listitem').filter({ hasText: /^Ada$/ }).waitFor();
 
-    test('the names of the readers online show under the count, private and anonymous ones without names, leavers removed live', async () => {
-      const ada = await open('/online-ada', { sso: JSON.parse(secureSso(t.tenant.apiSecret, { id: 'ada-1', email: 'ada@example.com', username: 'Ada', isProfileActivityPrivate: false })) });
-      const list = ada.page.getByRole('list', { name: 'Online now' });
-      await list.getByRole('listitem').filter({ hasText: /^Ada$/ }).waitFor();
-
-      const bo = await open('/online-bo', { sso: JSON.parse(secureSso(t.tenant.apiSecret, { id: 'bo-1', email: 'bo@example.com', username: 'Bo' })) });
-      await open('/online-anon', {});
-      // Bo keeps the SSO default, a private profile: online, but without a name.
-      await list.getByRole('listitem').filter({ hasText: 'Private user' }).waitFor();
-      await list.getByRole('listitem').filter({ hasText: '1 anonymous readers' }).waitFor();
-      await ada.page.getByText('3 viewing').waitFor();
-      assert.equal(await list.getByText('Bo').count(), 0);
-      // Bo sees the same people from the other side.
-      await bo.page.getByRole('list', { name: 'Online now' }).getByRole('listitem').filter({ hasText: /^Ada$/ }).waitFor();
-
-      // Bo leaves: Ada's list loses Bo without a reload.
-      readers.splice(readers.indexOf(bo), 1);
-      await bo.close();
-      await list.getByRole('listitem').filter({ hasText: 'Private user' }).waitFor({ state: 'detached' });
-      await ada.page.getByText('2 viewing').waitFor();
-      assert.deepEqual(await list.getByRole('listitem').allTextContents(), ['Ada', '1 anonymous readers']);
-    });
+    // Bo leaves: Ada's list loses Bo without a reload.
+    await s.leave(bo);
+    await list.getByRole('listitem').filter({ hasText: 'Private user' }).waitFor({ state: 'detached' });
+    await ada.page.getByText('2 viewing').waitFor();
+    assert.deepEqual(await list.getByRole('listitem').allTextContents(), ['Ada', '1 anonymous readers']);
   });
-}
+});

@@ -6,11 +6,9 @@
  * localhost and API on 127.0.0.1, third-party cookies blocked.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
-import { build } from 'esbuild';
-import { HostSite, openReader, type Reader } from '../fixtures/browser.js';
-import { repoFile } from '../fixtures/paths.js';
-import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { test } from 'node:test';
+import { WidgetScenario } from '../fixtures/widget-suite.js';
+import { bundleApp } from '../fixtures/wrapper-page.js';
 import { broadcast, commentData, widget } from './public-comments-helpers.js';
 
 /** The test page's app: the wrapper's comment widget, mounted by React with the page's config. */
@@ -20,21 +18,6 @@ import { createRoot } from 'react-dom/client';
 import { FastCommentsCommentWidget } from 'fastcomments-react';
 createRoot(document.getElementById('root')).render(createElement(FastCommentsCommentWidget, window.widgetConfig));
 `;
-
-/** Bundles the entry with React, react-dom, lodash and the wrapper exactly as npm installed them. */
-async function bundleReactApp(): Promise<string> {
-  const result = await build({
-    stdin: { contents: ENTRY, resolveDir: repoFile('.'), loader: 'js' },
-    bundle: true,
-    write: false,
-    format: 'iife',
-    minify: true,
-    platform: 'browser',
-    define: { 'process.env.NODE_ENV': '"production"' },
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0]!.text;
-}
 
 /** A host page as a React site using the wrapper: our script first, then the React app. */
 function reactPage(apiUrl: string, config: Record<string, unknown>, app: string): string {
@@ -47,60 +30,42 @@ function reactPage(apiUrl: string, config: Record<string, unknown>, app: string)
 <script>${inline}</script></body></html>`;
 }
 
-for (const storage of storages()) {
-  describe(`the fastcomments-react wrapper on ${storage}`, () => {
-    let t: TestServer;
-    let site: HostSite;
-    let app: string;
-    const readers: Reader[] = [];
-
-    before(async () => {
-      t = await startTestServer(storage, { openSitesWithoutDomains: false });
-      site = await HostSite.start();
-      app = await bundleReactApp();
-    });
-    afterEach(async () => {
-      for (const r of readers.splice(0)) await r.close();
-    });
-    after(async () => {
-      await site.close();
-      await t.destroy();
-    });
-
-    test('the unmodified wrapper renders the thread and posts a comment through our script', async () => {
-      const tenantId = t.tenant.tenantId;
-      const urlId = 'react-1';
-      const seeded = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, 'Seeded before React mounted', { commenterName: 'Seeder' }));
-      assert.equal(seeded.status, 200);
-
-      const reader = await openReader('about:blank');
-      readers.push(reader);
-      const page = reader.page;
-      const requested: string[] = [];
-      page.on('request', (r) => requested.push(r.url()));
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(String(e)));
-      await page.goto(site.page('/react', reactPage(t.url, { tenantId, urlId }, app)));
-
-      // The wrapper made its own element (id "fastcomments-widget-…") and our widget filled it.
-      const host = page.locator('#root [id^="fastcomments-widget-"]');
-      await host.waitFor({ state: 'attached' });
-      await page.getByRole('article', { name: 'Seeder' }).getByText('Seeded before React mounted').waitFor();
-
-      await page.getByRole('textbox', { name: 'Write a comment…' }).fill('Posted from a React page');
-      await page.getByLabel('Your name').fill('Rea');
-      await page.getByRole('button', { name: 'Post' }).click();
-      await page.getByRole('article', { name: 'Rea' }).getByText('Posted from a React page').waitFor();
-
-      // The comment reached our server, on the page the wrapper named.
-      const stored = await widget(t, 'GET', `/comments/${tenantId}`, { urlId });
-      assert.equal(stored.status, 200);
-      const texts = (stored.body.comments as Array<{ commenterName: string; commentHTML: string }>).map((c) => `${c.commenterName}: ${c.commentHTML}`);
-      assert.ok(texts.some((s) => s.includes('Rea: Posted from a React page')), texts.join('\n'));
-
-      assert.ok(!requested.some((u) => u.includes('fastcomments.com')), requested.join('\n'));
-      assert.ok(requested.some((u) => u.startsWith(`${t.url}/js/embed-v2.min.js`)));
-      assert.deepEqual(errors, []);
-    });
-  });
+/** The React app, bundled once before the tests. */
+class ReactSite extends WidgetScenario {
+  app = '';
+  protected override async setUp(): Promise<void> {
+    this.app = await bundleApp(ENTRY);
+  }
 }
+
+ReactSite.describe(`the fastcomments-react wrapper`, (s) => {
+  test('the unmodified wrapper renders the thread and posts a comment through our script', async () => {
+    const tenantId = s.t.tenant.tenantId;
+    const urlId = 'react-1';
+    const seeded = await widget(s.t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, 'Seeded before React mounted', { commenterName: 'Seeder' }));
+    assert.equal(seeded.status, 200);
+
+    const { page, requested, errors } = await s.watchedPage();
+    await page.goto(s.site.page('/react', reactPage(s.t.url, { tenantId, urlId }, s.app)));
+
+    // The wrapper made its own element (id "fastcomments-widget-…") and our widget filled it.
+    const host = page.locator('#root [id^="fastcomments-widget-"]');
+    await host.waitFor({ state: 'attached' });
+    await page.getByRole('article', { name: 'Seeder' }).getByText('Seeded before React mounted').waitFor();
+
+    await page.getByRole('textbox', { name: 'Write a comment…' }).fill('Posted from a React page');
+    await page.getByLabel('Your name').fill('Rea');
+    await page.getByRole('button', { name: 'Post' }).click();
+    await page.getByRole('article', { name: 'Rea' }).getByText('Posted from a React page').waitFor();
+
+    // The comment reached our server, on the page the wrapper named.
+    const stored = await widget(s.t, 'GET', `/comments/${tenantId}`, { urlId });
+    assert.equal(stored.status, 200);
+    const texts = (stored.body.comments as Array<{ commenterName: string; commentHTML: string }>).map((c) => `${c.commenterName}: ${c.commentHTML}`);
+    assert.ok(texts.some((s) => s.includes('Rea: Posted from a React page')), texts.join('\n'));
+
+    assert.ok(!requested.some((u) => u.includes('fastcomments.com')), requested.join('\n'));
+    assert.ok(requested.some((u) => u.startsWith(`${s.t.url}/js/embed-v2.min.js`)));
+    assert.deepEqual(errors, []);
+  });
+});

@@ -5,9 +5,8 @@
  * host app that replaces the config object) reaches the widget by the wrapper's `update`.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, test } from 'node:test';
-import { HostSite, openReader, type Reader } from '../fixtures/browser.js';
-import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { test } from 'node:test';
+import { WidgetScenario } from '../fixtures/widget-suite.js';
 import { wrapperPage } from '../fixtures/wrapper-page.js';
 import { broadcast, commentData, widget } from './public-comments-helpers.js';
 
@@ -23,71 +22,53 @@ export type ConfigChange = 'update' | 'remount';
  * with `hasDarkBackground: true`.
  */
 export function wrapperSuite(wrapper: string, bundle: () => Promise<string>, change: ConfigChange = 'update'): void {
-  for (const storage of storages()) {
-    describe(`the ${wrapper} wrapper on ${storage}`, () => {
-      let t: TestServer;
-      let site: HostSite;
-      let app: string;
-      const readers: Reader[] = [];
-
-      before(async () => {
-        t = await startTestServer(storage, { openSitesWithoutDomains: false });
-        site = await HostSite.start();
-        app = await bundle();
-      });
-      afterEach(async () => {
-        for (const r of readers.splice(0)) await r.close();
-      });
-      after(async () => {
-        await site.close();
-        await t.destroy();
-      });
-
-      test('the unmodified wrapper renders our widget, posts through it, and passes a config change on by update', async () => {
-        const tenantId = t.tenant.tenantId;
-        const urlId = `${wrapper}-1`;
-        const seeded = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, `Seeded before ${wrapper} mounted`, { commenterName: 'Seeder' }));
-        assert.equal(seeded.status, 200);
-
-        const reader = await openReader('about:blank');
-        readers.push(reader);
-        const page = reader.page;
-        const requested: string[] = [];
-        page.on('request', (r) => requested.push(r.url()));
-        const errors: string[] = [];
-        page.on('pageerror', (e) => errors.push(String(e)));
-        await page.goto(site.page(`/${wrapper}`, wrapperPage(t.url, `A ${wrapper} blog`, { tenantId, urlId, hasDarkBackground: false }, app)));
-
-        await page.getByRole('article', { name: 'Seeder' }).getByText(`Seeded before ${wrapper} mounted`).waitFor();
-        await page.getByRole('textbox', { name: 'Write a comment…' }).fill(`Posted from a ${wrapper} page`);
-        await page.getByLabel('Your name').fill('Fra');
-        await page.getByRole('button', { name: 'Post' }).click();
-        await page.getByRole('article', { name: 'Fra' }).getByText(`Posted from a ${wrapper} page`).waitFor();
-
-        const stored = await widget(t, 'GET', `/comments/${tenantId}`, { urlId });
-        assert.equal(stored.status, 200);
-        const texts = (stored.body.comments as Array<{ commenterName: string; commentHTML: string }>).map((c) => `${c.commenterName}: ${c.commentHTML}`);
-        assert.ok(texts.some((s) => s.includes(`Fra: Posted from a ${wrapper} page`)), texts.join('\n'));
-
-        // A config change through the framework: the widget turns dark in place.
-        assert.equal(await page.locator('section.fc.dark').count(), 0);
-        await page.getByRole('button', { name: 'Dark theme' }).click();
-        await page.locator('section.fc.dark').waitFor();
-        const calls = await page.evaluate(() => (globalThis as unknown as { wrapperCalls: { mount: number; update: number } }).wrapperCalls);
-        if (change === 'update') {
-          assert.equal(calls.mount, 1, JSON.stringify(calls));
-          assert.ok(calls.update >= 1, JSON.stringify(calls));
-        } else {
-          // A second element and a second mount; the first element left the page.
-          assert.deepEqual(calls, { mount: 2, update: 0 });
-          assert.equal(await page.locator('section.fc').count(), 1);
-        }
-        // Still the same thread, the reader's comment in it.
-        await page.getByRole('article', { name: 'Fra' }).getByText(`Posted from a ${wrapper} page`).waitFor();
-
-        assert.ok(!requested.some((u) => u.includes('fastcomments.com')), requested.join('\n'));
-        assert.deepEqual(errors, []);
-      });
-    });
+  /** The wrapper's app, bundled once before the tests. */
+  class WrapperSite extends WidgetScenario {
+    app = '';
+    protected override async setUp(): Promise<void> {
+      this.app = await bundle();
+    }
   }
+
+  WrapperSite.describe(`the ${wrapper} wrapper`, (s) => {
+    test('the unmodified wrapper renders our widget, posts through it, and passes a config change on by update', async () => {
+      const tenantId = s.t.tenant.tenantId;
+      const urlId = `${wrapper}-1`;
+      const seeded = await widget(s.t, 'POST', `/comments/${tenantId}`, { urlId, broadcastId: broadcast() }, commentData(urlId, `Seeded before ${wrapper} mounted`, { commenterName: 'Seeder' }));
+      assert.equal(seeded.status, 200);
+
+      const { page, requested, errors } = await s.watchedPage();
+      await page.goto(s.site.page(`/${wrapper}`, wrapperPage(s.t.url, `A ${wrapper} blog`, { tenantId, urlId, hasDarkBackground: false }, s.app)));
+
+      await page.getByRole('article', { name: 'Seeder' }).getByText(`Seeded before ${wrapper} mounted`).waitFor();
+      await page.getByRole('textbox', { name: 'Write a comment…' }).fill(`Posted from a ${wrapper} page`);
+      await page.getByLabel('Your name').fill('Fra');
+      await page.getByRole('button', { name: 'Post' }).click();
+      await page.getByRole('article', { name: 'Fra' }).getByText(`Posted from a ${wrapper} page`).waitFor();
+
+      const stored = await widget(s.t, 'GET', `/comments/${tenantId}`, { urlId });
+      assert.equal(stored.status, 200);
+      const texts = (stored.body.comments as Array<{ commenterName: string; commentHTML: string }>).map((c) => `${c.commenterName}: ${c.commentHTML}`);
+      assert.ok(texts.some((s) => s.includes(`Fra: Posted from a ${wrapper} page`)), texts.join('\n'));
+
+      // A config change through the framework: the widget turns dark in place.
+      assert.equal(await page.locator('section.fc.dark').count(), 0);
+      await page.getByRole('button', { name: 'Dark theme' }).click();
+      await page.locator('section.fc.dark').waitFor();
+      const calls = await page.evaluate(() => (globalThis as unknown as { wrapperCalls: { mount: number; update: number } }).wrapperCalls);
+      if (change === 'update') {
+        assert.equal(calls.mount, 1, JSON.stringify(calls));
+        assert.ok(calls.update >= 1, JSON.stringify(calls));
+      } else {
+        // A second element and a second mount; the first element left the page.
+        assert.deepEqual(calls, { mount: 2, update: 0 });
+        assert.equal(await page.locator('section.fc').count(), 1);
+      }
+      // Still the same thread, the reader's comment in it.
+      await page.getByRole('article', { name: 'Fra' }).getByText(`Posted from a ${wrapper} page`).waitFor();
+
+      assert.ok(!requested.some((u) => u.includes('fastcomments.com')), requested.join('\n'));
+      assert.deepEqual(errors, []);
+    });
+  });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BADGE_TYPES, earns, type ProgressDoc, type TenantBadgeDoc } from '../../../actors/badge/badge-model.js';
+import { awardOf, BADGE_TYPES, commentBadgeInfo, earns, refreshed, type ProgressDoc, type TenantBadgeDoc } from '../../../actors/badge/badge-model.js';
 import { dupKeyOf, publicFeedPost, type FeedPostDoc } from '../../../actors/feed/feed-model.js';
 
 const badge = (fields: Partial<TenantBadgeDoc>): TenantBadgeDoc => ({
@@ -54,6 +54,21 @@ test('the veteran badge: first comment older than the threshold', () => {
   assert.equal(earns(vet, progress({}, new Date(first).toISOString()), first + 7 * DAY - 1), false);
   assert.equal(earns(vet, progress({}, new Date(first).toISOString()), first + 7 * DAY), true);
   assert.equal(earns(badge({ type: BADGE_TYPES.veteran, veteranUserThresholdMillis: 0 }), progress({}), first + 100 * DAY), false, 'no threshold, no badge');
+});
+
+test("a user's badge copies its catalog badge's rule and look; a refresh takes the new look and keeps the rest", () => {
+  const look = { description: 'Wrote ten', displayLabel: 'Ten', displaySrc: 'https://x.test/10.png', backgroundColor: '#000', borderColor: '#111', textColor: '#fff', cssClass: 'ten' };
+  const catalog = badge({ _id: 'b10', type: BADGE_TYPES.commentCount, threshold: 10, veteranUserThresholdMillis: 5, urlId: '/p', name: 'internal', ...look });
+  const held = awardOf('ub1', catalog, 'u', '2024-02-02T00:00:00.000Z', true);
+  assert.deepEqual(held, {
+    _id: 'ub1', tenantId: 't', userId: 'u', badgeId: 'b10', createdAt: '2024-02-02T00:00:00.000Z', receivedAt: '2024-02-02T00:00:00.000Z',
+    type: BADGE_TYPES.commentCount, threshold: 10, ...look, veteranUserThresholdMillis: 5, displayedOnComments: true, order: 0, urlId: '/p',
+  });
+  assert.deepEqual(commentBadgeInfo(held), { id: 'b10', type: BADGE_TYPES.commentCount, ...look });
+
+  const newLook = { description: 'Wrote ten, now', displayLabel: '10', displaySrc: null, backgroundColor: null, borderColor: null, textColor: '#eee', cssClass: null };
+  const again = refreshed({ ...held, order: 3, displayedOnComments: false }, badge({ ...catalog, threshold: 99, ...newLook }));
+  assert.deepEqual(again, { ...held, order: 3, displayedOnComments: false, ...newLook });
 });
 
 test('feed posts: the duplicate key covers author and content; the public projection hides author ids and meta but to the author', () => {
