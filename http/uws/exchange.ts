@@ -83,7 +83,7 @@ export class Exchange implements IncomingRequest, Responder {
   /** The client went away: nothing is written from now on. */
   abort(): void {
     this.aborted = true;
-    this.#wake?.();
+    this.#wakeUp();
   }
 
   async stream(head: Omit<Reply, 'body'>, first: string, rest: AsyncIterator<string>): Promise<void> {
@@ -93,6 +93,17 @@ export class Exchange implements IncomingRequest, Responder {
     }
     this.done = true;
     const res = this.#res;
+    // One writable handler for the whole stream, registered before anything can wait on it.
+    // uWebSockets.js puts the running handler back after calling it, over any handler
+    // registered meanwhile; and the stream resumes inside that call (promise jobs run before
+    // the native callback returns) when its source has the next part at hand. A handler
+    // registered per wait would then be replaced by the previous one, whose wait is over,
+    // and the stream would wait forever. The same handler each time cannot be lost; it
+    // wakes whoever waits now.
+    res.onWritable(() => {
+      this.#wakeUp();
+      return true;
+    });
     let drained = this.#corked(() => {
       writeHead(res, head);
       return res.write(first);
@@ -119,6 +130,12 @@ export class Exchange implements IncomingRequest, Responder {
     }
   }
 
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
   #corked<T>(write: () => T): T {
     if (this.inCallback) return write();
     let result!: T;
@@ -128,18 +145,15 @@ export class Exchange implements IncomingRequest, Responder {
     return result;
   }
 
-  /** Resolves once the socket took what was written (or the client went away). */
+  /**
+   * Resolves once the socket took what was written (or the client went away). Called right
+   * after a write that found the socket full, with no await between: the writable event
+   * cannot come before the wait is set.
+   */
   #drain(): Promise<void> {
+    if (this.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const wake = () => {
-        this.#wake = undefined;
-        resolve();
-      };
-      this.#wake = wake;
-      this.#res.onWritable(() => {
-        wake();
-        return true;
-      });
+      this.#wake = resolve;
     });
   }
 
