@@ -22,5 +22,8 @@ export function writeHead(res: uWS.HttpResponse, reply: Omit<Reply, 'body'>): vo
 /** Writes a whole response. */
 export function writeReply(res: uWS.HttpResponse, reply: Reply, closeConnection = false): void {
   writeHead(res, reply);
-  res.end(reply.body, closeConnection);
+  // A 304 has no body, and a Content-Length on it would have to be the full answer's (RFC 9110
+  // §8.6): none is sent (the wrapper never refuses a request with a 304, so it keeps the connection).
+  if (reply.status === 304) res.endWithoutBody();
+  else res.end(reply.body, closeConnection);
 }
