@@ -72,21 +72,26 @@ function qualities(accept: string): Map<string, number> {
  * The variant to send for `accept` (the request's `Accept-Encoding`, '' when absent: then
  * identity, as nothing says the client can decode more). The highest q-value wins, ties going
  * to the smaller bytes. Identity is acceptable unless excluded (`identity;q=0`, or `*;q=0`
- * without naming it); when every kept encoding is excluded, identity is sent all the same
- * (§12.5.3 lets a server do so rather than refuse).
+ * without naming it), ranked as `*` or else as the least wanted coding named; when every kept
+ * encoding is excluded, identity is sent all the same (§12.5.3 lets a server do so rather
+ * than refuse).
  */
 export function chooseVariant(encoded: Encoded, accept: string): Variant {
   const identity = encoded.get('identity')!;
   if (accept.trim() === '') return identity;
   const named = qualities(accept);
   const star = named.get('*');
+  // Identity, acceptable unless excluded, ranks with the least wanted coding named: a client
+  // that names only codings it ranks below 1 still wants them over no coding at all.
+  let lowest = 1;
+  for (const q of named.values()) if (q > 0) lowest = Math.min(lowest, q);
   let best: Variant | undefined;
   let bestQ = 0;
   for (const encoding of ENCODINGS) {
     const variant = encoded.get(encoding);
     if (variant === undefined) continue;
     // x-gzip is gzip's old name (§8.4.1.3).
-    const q = named.get(encoding) ?? (encoding === 'gzip' ? named.get('x-gzip') : undefined) ?? (encoding === 'identity' ? (star ?? 1) : (star ?? 0));
+    const q = named.get(encoding) ?? (encoding === 'gzip' ? named.get('x-gzip') : undefined) ?? (encoding === 'identity' ? (star ?? lowest) : (star ?? 0));
     if (q > bestQ) {
       best = variant;
       bestQ = q;
