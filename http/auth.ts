@@ -7,7 +7,7 @@ import { ApiError } from '../engine/errors.js';
 import { hashSecret, matchingDigest } from '../engine/ids.js';
 import type { Query } from './query.js';
 import type { AppServices } from './services.js';
-import type { IncomingRequest } from './uws.js';
+import type { IncomingRequest } from './uws/index.js';
 
 /** The verified credential of a request. */
 export interface AuthInfo {

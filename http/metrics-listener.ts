@@ -11,7 +11,7 @@ import { scrape } from '../engine/metrics/registry.js';
 import { readinessResult } from './readiness-answer.js';
 import type { Readiness } from './readiness.js';
 import { errorReply, successReply } from './respond.js';
-import { HttpServer, type Reply } from './uws.js';
+import { HttpServer, type Reply } from './uws/index.js';
 
 /** A running metrics listener. */
 export interface MetricsListener {

@@ -13,7 +13,7 @@ import { errorReply, successReply } from './respond.js';
 import { type AnyRoute, type Method, type RouteRequest, type Schema, StreamedJson } from './route.js';
 import { Router } from './router.js';
 import type { AppServices } from './services.js';
-import type { IncomingRequest, Reply, RequestHandler, Responder } from './uws.js';
+import type { IncomingRequest, Reply, RequestHandler, Responder } from './uws/index.js';
 import { compile, type Check } from './validation.js';
 import { routeMeter, UNMATCHED, type RouteMeter } from '../engine/metrics/http-meters.js';
 

@@ -9,7 +9,7 @@ import { limitKey } from './client-address.js';
 import { checkSite, requestSite } from './site-check.js';
 import { PROFILES_CHANNEL } from './live/sub-channel.js';
 import type { AppServices } from './services.js';
-import type { IncomingRequest } from './uws.js';
+import type { IncomingRequest } from './uws/index.js';
 
 type Headers = [string, string][];
 

@@ -5,7 +5,7 @@ import { log } from '../engine/log.js';
 import { countRefusal } from '../engine/metrics/http-meters.js';
 import { html, htmlPage } from './html.js';
 import { CustomReply, type Dialect, RawJson, type RouteResult } from './route.js';
-import type { Reply } from './uws.js';
+import type { Reply } from './uws/index.js';
 
 type Headers = ReadonlyArray<readonly [string, string]>;
 

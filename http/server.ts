@@ -33,7 +33,7 @@ import { publicLimits } from './rate-limit.js';
 import { publicReadLane } from './public/fast-read.js';
 import { ROUTES } from './routes/index.js';
 import type { AppServices } from './services.js';
-import { assertNativeUws, HttpServer } from './uws.js';
+import { assertNativeUws, HttpServer } from './uws/index.js';
 import { meterAggregations } from '../aggregate/metrics.js';
 import { watchActors } from '../engine/metrics/actor-meters.js';
 import { watchCluster } from '../engine/metrics/cluster-meters.js';

@@ -1,6 +1,6 @@
 import { EventLogSweeperKind, SWEEPER_ID } from '../../actors/live/event-log-protocol.js';
 import type { AppServices } from '../services.js';
-import type { HttpServer } from '../uws.js';
+import type { HttpServer } from '../uws/index.js';
 import { EventLogFeeder } from './event-log-feeder.js';
 import { liveFanout, type LiveRelaySend } from './fanout.js';
 import { SubChannel } from './sub-channel.js';

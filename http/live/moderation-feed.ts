@@ -15,7 +15,7 @@ import { requireModerator } from '../moderation/moderator.js';
 import { errorReply } from '../respond.js';
 import type { RouteRequest } from '../route.js';
 import type { AppServices } from '../services.js';
-import type { LiveBehavior, LiveSocket } from '../uws.js';
+import type { LiveBehavior, LiveSocket } from '../uws/index.js';
 
 /** Where the feed is served. */
 export const MODERATION_FEED_PATH = '/auth/my-account/moderate-comments/live';

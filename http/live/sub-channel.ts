@@ -8,7 +8,7 @@ import { LIVE_PING, LIVE_PONG } from '../../actors/live/live-wire.js';
 import { ApiError } from '../../engine/errors.js';
 import { parseQuery, type Query } from '../query.js';
 import { errorReply } from '../respond.js';
-import type { LiveBehavior, LiveSocket } from '../uws.js';
+import type { LiveBehavior, LiveSocket } from '../uws/index.js';
 import { limitKey } from '../client-address.js';
 import { checkSite, requestSite } from '../site-check.js';
 import type { PublicLimits } from '../rate-limit.js';

@@ -15,7 +15,7 @@ import { ANON_COOKIE } from '../anon-session.js';
 import { limitKey } from '../client-address.js';
 import type { AppServices } from '../services.js';
 import { assertSiteAllowed, requestSite } from '../site-check.js';
-import type { FastLane, Reply } from '../uws.js';
+import type { FastLane, Reply } from '../uws/index.js';
 import { countPageLoad } from './page-loads.js';
 import { knownRead } from './read-query.js';
 
