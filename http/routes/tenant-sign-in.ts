@@ -2,6 +2,7 @@
  * Login links of tenant users (docs/identity.md): sent by the API through the email outbox,
  * opened in a browser. A link works once, within 30 days, and opens a session (see
  * http/tenant-session.ts). Links and sessions are stored only as hashes of their secrets.
+ * Opened by a browser (it accepts text/html), the link lands on a page (http/login-link-landing.ts).
  */
 import { TenantKind } from '../../actors/tenant/tenant-actor.js';
 import { UserKind, userActorId } from '../../actors/user/protocol.js';
@@ -10,6 +11,7 @@ import { userView } from '../../actors/user/user-view.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { hashSecret, newSecret } from '../../engine/ids.js';
+import { landingPage, wantsPage } from '../login-link-landing.js';
 import { route } from '../route.js';
 import { reserveEmail, sendReserved } from '../transactional-email.js';
 import { sessionCookie, signedInTenantUser } from '../tenant-session.js';
@@ -54,6 +56,7 @@ export const tenantSignInRoutes = [
       const token = newSecret(32);
       const user = await app.system.ask(UserKind, userActorId(stored.tenantId, stored.userId), 'useLoginLink', { hash, sessionHash: hashSecret(token), sessionExpiresAt: clock.now() + SESSION_MS });
       req.setHeader('set-cookie', sessionCookie(app, headers, token));
+      if (wantsPage(headers)) return landingPage(req, user.tenantId, user.username, token, stored.redirectURL ?? null);
       return { tenantId: user.tenantId, user: userView(user), redirectURL: stored.redirectURL ?? null };
     },
   }),
