@@ -243,5 +243,6 @@ export const de: Catalog = {
     DONE_TRUST: 'Vertrauensfaktor auf {value} gesetzt.',
     SIGNED_IN_TITLE: 'Du bist angemeldet',
     SIGNED_IN_BODY: 'Du bist als {name} angemeldet. Du kannst diese Seite schließen.',
+    KEY_TOOLS: 'c: zu den Werkzeugen des gewählten Kommentars (Bearbeiten, Abzeichen, Vertrauensfaktor)',
   },
 };

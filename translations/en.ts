@@ -243,5 +243,6 @@ export const en: Catalog = {
     DONE_TRUST: 'Set the trust factor to {value}.',
     SIGNED_IN_TITLE: 'You are signed in',
     SIGNED_IN_BODY: 'You are signed in as {name}. You can close this page.',
+    KEY_TOOLS: 'c: go to the focused comment’s tools (edit, badges, trust factor)',
   },
 };

@@ -243,5 +243,6 @@ export const es: Catalog = {
     DONE_TRUST: 'Factor de confianza fijado en {value}.',
     SIGNED_IN_TITLE: 'Has iniciado sesión',
     SIGNED_IN_BODY: 'Has iniciado sesión como {name}. Puedes cerrar esta página.',
+    KEY_TOOLS: 'c: ir a las herramientas del comentario enfocado (editar, insignias, factor de confianza)',
   },
 };

@@ -243,5 +243,6 @@ export const fr: Catalog = {
     DONE_TRUST: 'Facteur de confiance fixé à {value}.',
     SIGNED_IN_TITLE: 'Vous êtes connecté',
     SIGNED_IN_BODY: 'Vous êtes connecté en tant que {name}. Vous pouvez fermer cette page.',
+    KEY_TOOLS: 'c : aller aux outils du commentaire actif (modifier, badges, facteur de confiance)',
   },
 };

@@ -243,5 +243,6 @@ export const ja: Catalog = {
     DONE_TRUST: '信頼度を {value} に設定しました。',
     SIGNED_IN_TITLE: 'サインインしました',
     SIGNED_IN_BODY: '{name} としてサインインしました。このページは閉じてかまいません。',
+    KEY_TOOLS: 'c: 選択中のコメントのツールへ移動（編集、バッジ、信頼度）',
   },
 };

@@ -32,7 +32,7 @@ const MODERATION_FIELDS = [
 ] as const;
 
 const FLAGS = ['reviewed', 'isSpam', 'permNotSpam', 'hasLinks', 'hasCode', 'approved', 'isBannedUser', 'isByAdmin', 'isByModerator', 'isPinned', 'isLocked', 'verified', 'isDeleted'] as const;
-const NULLABLE = ['pageTitle', 'userId', 'anonUserId', 'commenterLink', 'parentId', 'avatarSrc', 'displayLabel', 'expireAt'] as const;
+const NULLABLE = ['badges', 'pageTitle', 'userId', 'anonUserId', 'commenterLink', 'parentId', 'avatarSrc', 'displayLabel', 'expireAt'] as const;
 const COUNTS = ['votes', 'votesUp', 'votesDown', 'flagCount'] as const;
 
 /** A stored comment as moderators see it (`ModerationAPIComment`): never its email or address. */
@@ -49,6 +49,7 @@ export function moderationComment(doc: Readonly<Record<string, unknown>>): Recor
   for (const flag of FLAGS) out[flag] = out[flag] === true;
   for (const field of NULLABLE) out[field] ??= null;
   for (const field of COUNTS) out[field] = typeof out[field] === 'number' ? out[field] : 0;
+  out['feedbackIds'] ??= [];
   const date = doc['date'];
   out['date'] = typeof date === 'number' ? new Date(date).toISOString() : typeof date === 'string' ? date : null;
   const expireAt = doc['expireAt'];

@@ -2,7 +2,8 @@
  * The moderation page: the queues, the list of comments to decide on with one-key actions and
  * bulk actions, the focused comment's context, export, and new comments arriving live.
  * Keyboard first: j/k (or the arrows) move the focus between comments, a letter acts on the
- * focused one (model/actions.ts), x selects it, b bans its author, / goes to the search box.
+ * focused one (model/actions.ts), x selects it, b bans its author, c goes to its tools in the
+ * context panel (edit, badges, trust factor), / goes to the search box.
  * Other moderators' actions arrive live too (`moderation-updated`): the comment is read again,
  * changed in place or dropped from the queue, and the counts are read again.
  */
@@ -316,6 +317,7 @@ export function App({ config }: { config: PageConfig }) {
         search: () => document.getElementById('search')?.focus(),
         toggle: (id) => setSelected((s) => toggled(s, id)),
         ban: (c) => setBanFor(c),
+        tools: () => document.getElementById('edit-start')?.focus(),
         act: (key, c) => void act(key, c),
       });
     document.addEventListener('keydown', onKey);
@@ -408,10 +410,11 @@ export function App({ config }: { config: PageConfig }) {
             <li>{t(strings, 'KEY_MOVE')}</li>
             <li>{t(strings, 'KEY_ACT')}</li>
             <li>{t(strings, 'KEY_SELECT')}</li>
+            <li>{t(strings, 'KEY_TOOLS')}</li>
           </ul>
         </section>
       </main>
-      <ContextPanel strings={strings} locale={locale} api={api} base={base} comment={focused} version={version} onEdited={edited} announce={announce} />
+      <ContextPanel strings={strings} locale={locale} api={api} base={base} comment={focused} version={version} onEdited={edited} announce={announce} onActing={ownAction} />
       <div role="status" aria-live="polite" class="visually-hidden" id="announcer">
         {message}
       </div>

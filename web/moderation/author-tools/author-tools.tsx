@@ -19,6 +19,8 @@ export interface AuthorToolsProps {
   onEdited(patch: Partial<ModComment>): void;
   /** Announces a result politely. */
   announce(text: string): void;
+  /** An action of this page is starting (its live echo is not announced as another moderator's). */
+  onActing(): void;
 }
 
 interface Badge {
@@ -35,7 +37,7 @@ interface HeldBadge {
 
 const labelOf = (b: { displayLabel?: string | null; description?: string | null }, fallback: string) => b.displayLabel || b.description || fallback;
 
-export function AuthorTools({ strings, api, base, comment, onEdited, announce }: AuthorToolsProps) {
+export function AuthorTools({ strings, api, base, comment, onEdited, announce, onActing }: AuthorToolsProps) {
   const [error, setError] = useState('');
   const [editing, setEditing] = useState<string | null>(null);
   const [catalog, setCatalog] = useState<Badge[]>([]);
@@ -94,6 +96,7 @@ export function AuthorTools({ strings, api, base, comment, onEdited, announce }:
       setError(t(strings, 'EDIT_EMPTY'));
       return;
     }
+    onActing();
     void run(async () => {
       const answer = await api.call<{ newCommentTextHTML: string }>('POST', `${base}/set-comment-text/${id}`, {}, { comment: text });
       setEditing(null);
@@ -193,7 +196,8 @@ export function AuthorTools({ strings, api, base, comment, onEdited, announce }:
           )}
           <h3>{t(strings, 'TRUST')}</h3>
           {trust !== null && <p>{t(strings, 'TRUST_AUTO', { value: trust.auto })}</p>}
-          <form onSubmit={saveTrust}>
+          {/* Checked here, so an out-of-range value is refused in words rather than by the browser's bubble. */}
+          <form noValidate onSubmit={saveTrust}>
             <label for="trust-value">{t(strings, 'TRUST_LABEL')}</label>{' '}
             <input id="trust-value" type="number" min={0} max={100} step={1} value={trustDraft} onInput={(e) => setTrustDraft((e.currentTarget as HTMLInputElement).value)} />{' '}
             <button type="submit" disabled={busy}>

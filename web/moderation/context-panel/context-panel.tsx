@@ -25,6 +25,8 @@ export interface ContextPanelProps {
   /** Changes the focused comment as the page shows it (after an edit). */
   onEdited(patch: Partial<ModComment>): void;
   announce(text: string): void;
+  /** An action of this page is starting (see author-tools/). */
+  onActing(): void;
 }
 
 interface Context {
@@ -46,7 +48,7 @@ function safeUrl(url: string | null | undefined): string | null {
   }
 }
 
-export function ContextPanel({ strings, locale, api, base, comment, version, onEdited, announce }: ContextPanelProps) {
+export function ContextPanel({ strings, locale, api, base, comment, version, onEdited, announce, onActing }: ContextPanelProps) {
   const [context, setContext] = useState<Context | null>(null);
   useEffect(() => {
     setContext(null);
@@ -117,7 +119,7 @@ export function ContextPanel({ strings, locale, api, base, comment, version, onE
           )}
         </div>
       )}
-      {comment !== null && <AuthorTools strings={strings} api={api} base={base} comment={comment} onEdited={onEdited} announce={announce} />}
+      {comment !== null && <AuthorTools strings={strings} api={api} base={base} comment={comment} onEdited={onEdited} announce={announce} onActing={onActing} />}
     </aside>
   );
 }
