@@ -32,7 +32,7 @@ const MODERATION_FIELDS = [
 ] as const;
 
 const FLAGS = ['reviewed', 'isSpam', 'permNotSpam', 'hasLinks', 'hasCode', 'approved', 'isBannedUser', 'isByAdmin', 'isByModerator', 'isPinned', 'isLocked', 'verified', 'isDeleted'] as const;
-const NULLABLE = ['badges', 'pageTitle', 'userId', 'anonUserId', 'commenterLink', 'parentId', 'avatarSrc', 'displayLabel', 'expireAt'] as const;
+const NULLABLE = ['badges', 'localDateString', 'pageTitle', 'userId', 'anonUserId', 'commenterLink', 'parentId', 'avatarSrc', 'displayLabel', 'expireAt'] as const;
 const COUNTS = ['votes', 'votesUp', 'votesDown', 'flagCount'] as const;
 
 /** A stored comment as moderators see it (`ModerationAPIComment`): never its email or address. */
