@@ -93,6 +93,8 @@ for (const storage of storages()) {
 
       // In "all", B's edit of Vic's text shows in place on A's page.
       await pa.getByRole('tab', { name: /^All comments/ }).click();
+      // "All" has been read: Uma's approved comment is back in the list.
+      await pa.getByRole('article', { name: 'Comment by Uma' }).waitFor();
       const vic = pa.getByRole('article', { name: 'Comment by Vic' });
       await vic.getByText('Second to be decided').waitFor();
       const bCookie = await cookieOf(b);
