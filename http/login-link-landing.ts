@@ -4,10 +4,12 @@
  * when it is a safe target (a path on this server, this server's own host, or one of the
  * tenant's configured domains; never anywhere else, so a link cannot be made an open
  * redirect), else to the moderation page for a user who may moderate, else it gets a small page
- * saying they are signed in. API clients keep the JSON answer.
+ * saying they are signed in. A link that cannot be used (unknown, used, expired) is explained
+ * on a page too, with the refusal's status. API clients keep the JSON answers.
  */
 import { siteAllowed } from '../actors/tenant/domain-configs.js';
 import { tenantSettings } from '../actors/tenant/tenant-actor.js';
+import { ApiError } from '../engine/errors.js';
 import { componentStrings, languageOf } from '../translations/index.js';
 import { html, PAGE_HEADERS } from './html.js';
 import { requireModerator } from './moderation/moderator.js';
@@ -53,14 +55,37 @@ export async function landingPage(req: RouteRequest<unknown, unknown>, tenantId:
     () => false,
   );
   if (mayModerate) return redirect(MODERATION_BASE);
+  const strings = pageStrings(req);
+  return smallPage(200, strings, 'SIGNED_IN_TITLE', (strings['SIGNED_IN_BODY'] ?? '{name}').replace('{name}', username));
+}
+
+const LINK_REFUSALS: Readonly<Record<string, string>> = {
+  'login-link-invalid': 'LINK_INVALID',
+  'login-link-used': 'LINK_USED',
+  'login-link-expired': 'LINK_EXPIRED',
+};
+
+/** The page a browser gets for a login link that cannot be used, or undefined for any other failure. */
+export function refusedLinkPage(req: RouteRequest<unknown, unknown>, err: unknown): CustomReply | undefined {
+  if (!(err instanceof ApiError) || !wantsPage(req.headers)) return undefined;
+  const key = LINK_REFUSALS[err.code];
+  if (key === undefined) return undefined;
+  const strings = pageStrings(req);
+  return smallPage(err.status, strings, 'LINK_REFUSED_TITLE', strings[key] ?? err.message);
+}
+
+/** The page strings in the browser's language, with the direction it is written in. */
+function pageStrings(req: RouteRequest<unknown, unknown>): Record<string, string> {
   const language = languageOf((req.headers['accept-language'] ?? '').split(',', 1)[0]!.split(';', 1)[0]!.trim());
-  const strings = componentStrings('moderation-page', language) ?? {};
-  const direction = componentStrings('comment-ui', language)?.['LOCALE_DIRECTION'] ?? 'ltr';
+  return { ...componentStrings('moderation-page', language), LANGUAGE: language, LOCALE_DIRECTION: componentStrings('comment-ui', language)?.['LOCALE_DIRECTION'] ?? 'ltr' };
+}
+
+function smallPage(status: number, strings: Record<string, string>, title: string, text: string): CustomReply {
   const page = html`<!doctype html>
-<html lang="${language}" dir="${direction}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${strings['SIGNED_IN_TITLE'] ?? 'Signed in'}</title><style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;line-height:1.5}</style></head>
-<body><main><h1>${strings['SIGNED_IN_TITLE'] ?? 'Signed in'}</h1><p>${(strings['SIGNED_IN_BODY'] ?? 'You are signed in as {name}.').replace('{name}', username)}</p></main></body></html>`;
-  return new CustomReply(200, page.markup, 'text/html; charset=utf-8', PAGE_HEADERS);
+<html lang="${strings['LANGUAGE']}" dir="${strings['LOCALE_DIRECTION']}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${strings[title] ?? title}</title><style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;line-height:1.5}</style></head>
+<body><main><h1>${strings[title] ?? title}</h1><p>${text}</p></main></body></html>`;
+  return new CustomReply(status, page.markup, 'text/html; charset=utf-8', PAGE_HEADERS);
 }
 
 function redirect(location: string): CustomReply {

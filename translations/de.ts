@@ -244,5 +244,9 @@ export const de: Catalog = {
     SIGNED_IN_TITLE: 'Du bist angemeldet',
     SIGNED_IN_BODY: 'Du bist als {name} angemeldet. Du kannst diese Seite schließen.',
     KEY_TOOLS: 'c: zu den Werkzeugen des gewählten Kommentars (Bearbeiten, Abzeichen, Vertrauensfaktor)',
+    LINK_REFUSED_TITLE: 'Dieser Anmeldelink kann nicht verwendet werden',
+    LINK_INVALID: 'Diesen Link gibt es nicht. Prüfe, ob die ganze Adresse geöffnet wurde, oder fordere einen neuen Link an.',
+    LINK_USED: 'Dieser Link wurde schon verwendet: Jeder Link meldet einmal an. Fordere einen neuen Link an.',
+    LINK_EXPIRED: 'Dieser Link ist abgelaufen: Links gelten 30 Tage. Fordere einen neuen Link an.',
   },
 };

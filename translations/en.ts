@@ -244,5 +244,9 @@ export const en: Catalog = {
     SIGNED_IN_TITLE: 'You are signed in',
     SIGNED_IN_BODY: 'You are signed in as {name}. You can close this page.',
     KEY_TOOLS: 'c: go to the focused comment’s tools (edit, badges, trust factor)',
+    LINK_REFUSED_TITLE: 'This login link cannot be used',
+    LINK_INVALID: 'This link does not exist. Check that the whole address was opened, or ask for a new link.',
+    LINK_USED: 'This link was already used: each link signs in once. Ask for a new link.',
+    LINK_EXPIRED: 'This link has expired: links last 30 days. Ask for a new link.',
   },
 };

@@ -244,5 +244,9 @@ export const es: Catalog = {
     SIGNED_IN_TITLE: 'Has iniciado sesión',
     SIGNED_IN_BODY: 'Has iniciado sesión como {name}. Puedes cerrar esta página.',
     KEY_TOOLS: 'c: ir a las herramientas del comentario enfocado (editar, insignias, factor de confianza)',
+    LINK_REFUSED_TITLE: 'Este enlace de acceso no se puede usar',
+    LINK_INVALID: 'Este enlace no existe. Comprueba que se abrió la dirección completa o pide un enlace nuevo.',
+    LINK_USED: 'Este enlace ya se usó: cada enlace inicia sesión una vez. Pide un enlace nuevo.',
+    LINK_EXPIRED: 'Este enlace ha caducado: los enlaces duran 30 días. Pide un enlace nuevo.',
   },
 };

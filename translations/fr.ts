@@ -244,5 +244,9 @@ export const fr: Catalog = {
     SIGNED_IN_TITLE: 'Vous êtes connecté',
     SIGNED_IN_BODY: 'Vous êtes connecté en tant que {name}. Vous pouvez fermer cette page.',
     KEY_TOOLS: 'c : aller aux outils du commentaire actif (modifier, badges, facteur de confiance)',
+    LINK_REFUSED_TITLE: 'Ce lien de connexion ne peut pas être utilisé',
+    LINK_INVALID: 'Ce lien n’existe pas. Vérifiez que l’adresse complète a été ouverte, ou demandez un nouveau lien.',
+    LINK_USED: 'Ce lien a déjà servi : chaque lien connecte une seule fois. Demandez un nouveau lien.',
+    LINK_EXPIRED: 'Ce lien a expiré : les liens durent 30 jours. Demandez un nouveau lien.',
   },
 };

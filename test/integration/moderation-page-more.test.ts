@@ -8,7 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 import { openReader, type Reader } from '../fixtures/browser.js';
+import { repoFile } from '../fixtures/paths.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
 import { type Received, SmtpSink } from '../fixtures/smtp-sink.js';
 import { call, linkIn, ok } from './identity-helpers.js';
@@ -18,6 +21,17 @@ import { postComment } from './page-helpers.js';
 import { commentData, widget } from './public-comments-helpers.js';
 
 type Json = Record<string, any>;
+
+/** axe-core's serious and critical violations on the whole page (evaluated, as the page's policy admits no inline script). */
+async function seriousViolations(page: Page): Promise<Array<{ id: string; impact: string | null; nodes: string[] }>> {
+  await page.evaluate(readFileSync(repoFile('node_modules/axe-core/axe.min.js'), 'utf8'));
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> } }).axe;
+    const result = await axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
 
 for (const storage of storages()) {
   describe(`the moderation page, more, on ${storage}`, () => {
@@ -184,6 +198,7 @@ for (const storage of storages()) {
       await m.getByRole('button', { name: 'Ban authors' }).click();
       const dialog = m.getByRole('dialog', { name: 'Ban the authors of the selection (2)?' });
       await dialog.getByText(/^2 selected comments; their authors wrote \d+ comments in all/).waitFor();
+      assert.deepEqual(await seriousViolations(m), [], 'the bulk ban dialog');
       const posting = (i: number, text: string) => widget(t, 'POST', `/comments/${tenantId}`, { urlId, sessionId: sessions[i]! }, commentData(urlId, text, { commenterName: i === 0 ? 'Ann' : 'Bob' }));
       assert.equal((await posting(0, 'Summary bans nobody')).status, 200, 'the summary bans nobody');
       await dialog.getByRole('button', { name: 'Ban', exact: true }).click();
@@ -221,6 +236,8 @@ for (const storage of storages()) {
       const text = context.getByRole('textbox', { name: 'Text of the comment' });
       await m.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'edit-text');
       assert.equal(await text.inputValue(), 'Tools are needed hree');
+      await context.getByRole('spinbutton', { name: 'Trust factor set by hand (0 to 100)' }).waitFor();
+      assert.deepEqual(await seriousViolations(m), [], 'the context panel with its tools open');
       await text.fill('   ');
       await context.getByRole('button', { name: 'Save the text' }).click();
       await context.getByRole('alert').filter({ hasText: 'The text cannot be empty.' }).waitFor();
@@ -299,6 +316,19 @@ for (const storage of storages()) {
         // A configured domain makes the tenant admit only its sites: the other tests run from localhost.
         ok(await call(t, 'DELETE', '/api/v1/domain-configs/more-site.example'));
       }
+
+      // A link that cannot be used is explained on a page, with the refusal's status; API clients get the error as JSON.
+      const usedLink = await loginLink({ isAPIAdmin: true });
+      assert.equal((await open(usedLink)).status, 200);
+      const again = await open(usedLink);
+      assert.equal(again.status, 410);
+      assert.match(again.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(await again.text(), /This link was already used/);
+      const againApi = await open(usedLink, { accept: 'application/json' });
+      assert.deepEqual([againApi.status, ((await againApi.json()) as Json)['code']], [410, 'login-link-used']);
+      const unknown = await open(`${new URL(usedLink).origin}/auth/login-link/${'c'.repeat(43)}`, { ...page, 'accept-language': 'de' });
+      assert.equal(unknown.status, 404);
+      assert.match(await unknown.text(), /Diesen Link gibt es nicht/);
 
       const api = await open(await loginLink({ isCommentModeratorAdmin: true }, 'https://evil.example/steal'), { accept: 'application/json' });
       assert.equal(api.status, 200);
