@@ -244,6 +244,8 @@ export function App({ config }: { config: PageConfig }) {
 
   /** A comment a moderator changed (perhaps this page's own action, heard back): read it again. */
   const onUpdated = async (id: string) => {
+    // Decided as the frame arrives, not after the read below (which a loaded server may slow).
+    const quiet = Date.now() < quietUntil.current;
     refreshCounts();
     const shown = now.current.comments.find((c) => c._id === id);
     if (shown === undefined) return;
@@ -258,7 +260,6 @@ export function App({ config }: { config: PageConfig }) {
     const current = now.current.comments.find((c) => c._id === id);
     if (current === undefined) return;
     const name = authorOf(comment, t(strings, 'ANONYMOUS'));
-    const quiet = Date.now() < quietUntil.current;
     if (!belongs(now.current.queue, comment)) {
       drop(id);
       if (!quiet) announce(t(strings, 'UPDATED_GONE', { name }));
