@@ -31,6 +31,10 @@ const MODERATION_FIELDS = [
   'displayLabel', 'badges', 'verified', 'feedbackIds', 'isDeleted',
 ] as const;
 
+const FLAGS = ['reviewed', 'isSpam', 'permNotSpam', 'hasLinks', 'hasCode', 'approved', 'isBannedUser', 'isByAdmin', 'isByModerator', 'isPinned', 'isLocked', 'verified', 'isDeleted'] as const;
+const NULLABLE = ['badges', 'localDateString', 'pageTitle', 'userId', 'anonUserId', 'commenterLink', 'parentId', 'avatarSrc', 'displayLabel', 'expireAt'] as const;
+const COUNTS = ['votes', 'votesUp', 'votesDown', 'flagCount'] as const;
+
 /** A stored comment as moderators see it (`ModerationAPIComment`): never its email or address. */
 export function moderationComment(doc: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = { _id: doc['_id'] ?? doc['id'] };
@@ -40,7 +44,12 @@ export function moderationComment(doc: Readonly<Record<string, unknown>>): Recor
   }
   out['commenterName'] ??= '';
   out['locale'] ??= null;
-  out['verified'] = out['verified'] === true;
+  // One shape whether read from storage or from a page actor's view (which leaves out false,
+  // null and empty fields): every flag is a boolean, nullable fields are null, counts are numbers.
+  for (const flag of FLAGS) out[flag] = out[flag] === true;
+  for (const field of NULLABLE) out[field] ??= null;
+  for (const field of COUNTS) out[field] = typeof out[field] === 'number' ? out[field] : 0;
+  out['feedbackIds'] ??= [];
   const date = doc['date'];
   out['date'] = typeof date === 'number' ? new Date(date).toISOString() : typeof date === 'string' ? date : null;
   const expireAt = doc['expireAt'];

@@ -6,9 +6,13 @@
  * the browser's `Origin` must be this server's own, so another site cannot open it with the
  * moderator's cookie. A frame names the comment only (`{"type":"moderation-queued","commentId",
  * "urlId"}`): the page reads it through the moderation API, which applies the moderator's
- * groups again. Group-limited moderators hear only comments of their groups.
+ * groups again. Group-limited moderators hear only comments of their groups. A moderation
+ * action that changes a comment sends `{"type":"moderation-updated","commentId","urlId",
+ * "changed":[field names]}` (actors/moderation/update-event.ts) the same way, so every open
+ * page follows the other moderators' decisions.
  */
 import { isModerationQueued } from '../../actors/moderation/queue-event.js';
+import { isModerationUpdated } from '../../actors/moderation/update-event.js';
 import { ApiError } from '../../engine/errors.js';
 import type { BusListener } from '../../engine/event-bus.js';
 import { requireModerator } from '../moderation/moderator.js';
@@ -81,12 +85,14 @@ export class ModerationFeed {
     },
   };
 
-  /** Hears `moderation-queued` on tenant topics, from this node or (cluster mode) another. */
+  /** Hears `moderation-queued` and `moderation-updated` on tenant topics, from this node or (cluster mode) another. */
   readonly onBusEvent: BusListener = (topic, event) => {
-    if (!topic.startsWith('tenant:') || !isModerationQueued(event)) return;
+    if (!topic.startsWith('tenant:')) return;
+    const updated = isModerationUpdated(event);
+    if (!updated && !isModerationQueued(event)) return;
     const sockets = this.#open.get(event.tenantId);
     if (sockets === undefined) return;
-    const frame = JSON.stringify({ type: event.type, commentId: event.commentId, urlId: event.urlId });
+    const frame = JSON.stringify(updated ? { type: event.type, commentId: event.commentId, urlId: event.urlId, changed: event.changed } : { type: event.type, commentId: event.commentId, urlId: event.urlId });
     for (const socket of sockets) {
       const groups = socket.data.groups;
       if (groups !== null && !(event.moderationGroupIds ?? []).some((g) => groups.includes(g))) continue;

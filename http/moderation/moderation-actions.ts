@@ -6,9 +6,11 @@
  */
 import { AuditKind } from '../../actors/audit/audit-actor.js';
 import { changesBetween } from '../../actors/audit/audit-model.js';
+import { tenantTopic } from '../../actors/live/live-events.js';
 import { ModerationKind } from '../../actors/moderation/moderation-actor.js';
 import type { ModerationAction } from '../../actors/moderation/moderation-model.js';
 import type { ModeratorCounts } from '../../actors/moderator/moderator-model.js';
+import { moderationUpdated } from '../../actors/moderation/update-event.js';
 import { ModeratorsKind } from '../../actors/moderator/moderators-actor.js';
 import { pageLocator } from '../../actors/page/locator.js';
 import type { CommentChanges } from '../../actors/page/protocol.js';
@@ -39,7 +41,18 @@ export async function changeComment(app: AppServices, moderator: Moderator, foun
     { commentId: id, changes, settings: found.settings, isLive: true, userIdForEmail: null, webhooks, ...(broadcastId ? { broadcastId } : {}) },
     commentNotFound(id),
   );
+  announceUpdate(app, moderator.tenantId, comment, Object.keys(changes));
   return comment;
+}
+
+/**
+ * Tells moderators' pages that an action changed a comment (`moderation-updated`, published
+ * once the change is durable: the page actor has answered). `view` is the comment after it.
+ */
+export function announceUpdate(app: AppServices, tenantId: string, view: Readonly<Record<string, unknown>>, fields: readonly string[]): void {
+  const groups = Array.isArray(view['moderationGroupIds']) ? (view['moderationGroupIds'] as string[]) : null;
+  const event = moderationUpdated(tenantId, String(view['urlId'] ?? ''), String(view['_id'] ?? view['id']), fields, groups);
+  if (event.changed.length > 0) app.bus.publish(tenantTopic(tenantId), event);
 }
 
 /** A comment as the action found it and as it left it (API views: `commentView`). */

@@ -11,7 +11,7 @@ import { PageKind, pageActorId } from '../../actors/page/protocol.js';
 import { webhookTargets } from '../../actors/webhook/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import type { Filter } from '../../storage/store.js';
-import { changeComment, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
+import { announceUpdate, changeComment, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
 import { MODERATOR_QUERY_PROPS, maySee, type Moderator, type ModeratorQuery, requireModerator } from '../moderation/moderator.js';
 import { commentNotFound } from '../public/comment-access.js';
 import { route, type RouteRequest, type Schema } from '../route.js';
@@ -43,6 +43,7 @@ async function flagRoute(req: RouteRequest<ModeratorQuery & { broadcastId?: stri
   } else {
     await locator.ask('comment', moderator.tenantId, id, 'unflag', { commentId: id, by }, commentNotFound(id));
   }
+  announceUpdate(req.app, moderator.tenantId, found.view, ['flagCount']);
   await recordAction(req, moderator, id, flag ? MODERATION_ACTIONS.flagged : MODERATION_ACTIONS.unflagged, flag ? 'Flagged the comment.' : 'Removed their flag from the comment.', flag ? {} : { unFlaggedCount: 1 });
   return {};
 }

@@ -7,7 +7,7 @@ import { pageLocator } from '../../actors/page/locator.js';
 import { MODERATION_ACTIONS } from '../../actors/moderation/moderation-model.js';
 import { VOTE_DIRECTION } from '../../actors/page/vote-doc.js';
 import { ApiError } from '../../engine/errors.js';
-import { moderatedComment, recordAction } from '../moderation/moderation-actions.js';
+import { announceUpdate, moderatedComment, recordAction } from '../moderation/moderation-actions.js';
 import { MODERATOR_QUERY_PROPS, type ModeratorQuery, requireModerator } from '../moderation/moderator.js';
 import { commentNotFound } from '../public/comment-access.js';
 import { route, type Schema } from '../route.js';
@@ -45,6 +45,7 @@ export const moderateVoteRoutes = [
         { commentId: id, amount, isLive: true, ...(req.query.broadcastId ? { broadcastId: req.query.broadcastId } : {}) },
         commentNotFound(id),
       );
+      announceUpdate(req.app, moderator.tenantId, comment, ['votes']);
       const message = `Adjusted the votes by ${amount > 0 ? '+' : ''}${amount} (now ${votes}).`;
       await recordAction(req, moderator, id, MODERATION_ACTIONS.votesAdjusted, message, {}, { before: found.view, after: comment });
       return { newCommentVotes: votes };

@@ -2,6 +2,7 @@
  * Login links of tenant users (docs/identity.md): sent by the API through the email outbox,
  * opened in a browser. A link works once, within 30 days, and opens a session (see
  * http/tenant-session.ts). Links and sessions are stored only as hashes of their secrets.
+ * Opened by a browser (it accepts text/html), the link lands on a page (http/login-link-landing.ts).
  */
 import { TenantKind } from '../../actors/tenant/tenant-actor.js';
 import { UserKind, userActorId } from '../../actors/user/protocol.js';
@@ -10,7 +11,8 @@ import { userView } from '../../actors/user/user-view.js';
 import { clock } from '../../engine/clock.js';
 import { ApiError } from '../../engine/errors.js';
 import { hashSecret, newSecret } from '../../engine/ids.js';
-import { route } from '../route.js';
+import { landingPage, refusedLinkPage, wantsPage } from '../login-link-landing.js';
+import { CustomReply, route, type RouteRequest } from '../route.js';
 import { reserveEmail, sendReserved } from '../transactional-email.js';
 import { sessionCookie, signedInTenantUser } from '../tenant-session.js';
 import { link, text } from './page-context.js';
@@ -18,6 +20,21 @@ import { link, text } from './page-context.js';
 /** The public path of login links: `/auth/login-link/<secret>`. */
 export const LOGIN_LINK_PATH = '/auth/login-link';
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+/** Opens a session with a login link (once); a browser is answered by a page (http/login-link-landing.ts). */
+async function useLoginLink(req: RouteRequest<Record<string, unknown>, undefined>): Promise<Record<string, unknown> | CustomReply> {
+  const { app, params, headers } = req;
+  if (!SECRET.test(params['secret']!)) throw new ApiError('login-link-invalid');
+  const hash = hashSecret(params['secret']!);
+  // Whose link: looked up by its hash; the user's actor then uses it once.
+  const stored = await app.store.get<UserTokenDoc>(USER_TOKENS, hash);
+  if (stored === undefined || stored.type !== 'login-link') throw new ApiError('login-link-invalid');
+  const token = newSecret(32);
+  const user = await app.system.ask(UserKind, userActorId(stored.tenantId, stored.userId), 'useLoginLink', { hash, sessionHash: hashSecret(token), sessionExpiresAt: clock.now() + SESSION_MS });
+  req.setHeader('set-cookie', sessionCookie(app, headers, token));
+  if (wantsPage(headers)) return landingPage(req, user.tenantId, user.username, token, stored.redirectURL ?? null);
+  return { tenantId: user.tenantId, user: userView(user), redirectURL: stored.redirectURL ?? null };
+}
 
 export const tenantSignInRoutes = [
   route<{ redirectURL?: string }, undefined>({
@@ -44,18 +61,11 @@ export const tenantSignInRoutes = [
     path: `${LOGIN_LINK_PATH}/:secret`,
     access: 'public',
     params: { type: 'object', properties: { secret: text(64, 1) }, required: ['secret'] },
-    handle: async (req) => {
-      const { app, params, headers } = req;
-      if (!SECRET.test(params['secret']!)) throw new ApiError('login-link-invalid');
-      const hash = hashSecret(params['secret']!);
-      // Whose link: looked up by its hash; the user's actor then uses it once.
-      const stored = await app.store.get<UserTokenDoc>(USER_TOKENS, hash);
-      if (stored === undefined || stored.type !== 'login-link') throw new ApiError('login-link-invalid');
-      const token = newSecret(32);
-      const user = await app.system.ask(UserKind, userActorId(stored.tenantId, stored.userId), 'useLoginLink', { hash, sessionHash: hashSecret(token), sessionExpiresAt: clock.now() + SESSION_MS });
-      req.setHeader('set-cookie', sessionCookie(app, headers, token));
-      return { tenantId: user.tenantId, user: userView(user), redirectURL: stored.redirectURL ?? null };
-    },
+    handle: (req) => useLoginLink(req).catch((err: unknown) => {
+      const page = refusedLinkPage(req, err);
+      if (page === undefined) throw err;
+      return page;
+    }),
   }),
   route<Record<string, unknown>, undefined>({
     method: 'GET',

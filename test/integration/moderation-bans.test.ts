@@ -68,7 +68,7 @@ for (const storage of storages()) {
       no(await widget(t, 'POST', `/comments/${tenantId}`, { urlId, sessionId }, commentData(urlId, 'After a restart')), 403, 'banned', 'bans are durable');
 
       good(await mod(t, cookie, 'POST', '/ban-user/undo', {}, { changelog: banned.changelog }));
-      assert.equal(good(await mod(t, cookie, 'GET', `/comment/${commentId}`)).comment.isBannedUser, undefined, 'undo restores the comments');
+      assert.equal(good(await mod(t, cookie, 'GET', `/comment/${commentId}`)).comment.isBannedUser, false, 'undo restores the comments');
       const again = await widget(t, 'POST', `/comments/${tenantId}`, { urlId, sessionId }, commentData(urlId, 'Sorry'));
       assert.equal(again.status, 200, JSON.stringify(again.body));
       assert.equal(good(await mod(t, cookie, 'GET', '/banned-users/counts')).totalCount, 0);
@@ -112,7 +112,7 @@ for (const storage of storages()) {
       good(await mod(t, cookie, 'POST', '/ban-user/undo', {}, { changelog: byEmail.changelog }));
       for (const id of [a._id, b._id]) {
         const back = good(await mod(t, cookie, 'GET', `/comment/${id}`)).comment;
-        assert.equal(back.isDeleted, undefined);
+        assert.equal(back.isDeleted, false);
         assert.equal(back.approved, true);
       }
       assert.equal((await apiPost('ban-mail', { commenterEmail: 'seller@spam.example' })).status, 200);

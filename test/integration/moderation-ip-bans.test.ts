@@ -136,7 +136,7 @@ for (const storage of storages()) {
       assert.equal((await post(urlId, 'Back again', BANNED_IP, sessionB)).status, 200, 'undo lifts the ban');
       assert.equal((await vote(urlId, target, BANNED_IP, sessionB)).status, 200);
       assert.equal((await like(urlId, BANNED_IP)).status, 200);
-      assert.equal(good(await mod(t, cookie, 'GET', `/comment/${sameAddress.body.comment._id}`)).comment.isBannedUser, undefined, 'undo restores the comments the ban marked');
+      assert.equal(good(await mod(t, cookie, 'GET', `/comment/${sameAddress.body.comment._id}`)).comment.isBannedUser, false, 'undo restores the comments the ban marked');
     });
 
     test('a comment that kept no address cannot be banned by IP', async () => {

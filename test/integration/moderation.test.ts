@@ -98,7 +98,7 @@ for (const storage of storages()) {
       good(await mod(t, admin.cookie, 'POST', `/set-comment-spam-status/${c._id}`, { spam: false, permNotSpam: true }));
       assert.equal((await nextOf(live, LIVE_EVENT_TYPES.newComment)).comment._id, c._id);
       const notSpam = good(await mod(t, admin.cookie, 'GET', `/comment/${c._id}`)).comment;
-      assert.equal(notSpam.isSpam, undefined);
+      assert.equal(notSpam.isSpam, false);
       assert.equal(notSpam.permNotSpam, true);
       good(await mod(t, admin.cookie, 'POST', `/set-comment-review-status/${c._id}`, { reviewed: true }));
 

@@ -2,11 +2,15 @@
  * The moderation page: the queues, the list of comments to decide on with one-key actions and
  * bulk actions, the focused comment's context, export, and new comments arriving live.
  * Keyboard first: j/k (or the arrows) move the focus between comments, a letter acts on the
- * focused one (model/actions.ts), x selects it, b bans its author, / goes to the search box.
+ * focused one (model/actions.ts), x selects it, b bans its author, c goes to its tools in the
+ * context panel (edit, badges, trust factor), / goes to the search box.
+ * Other moderators' actions arrive live too (`moderation-updated`): the comment is read again,
+ * changed in place or dropped from the queue, and the counts are read again.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Api } from '../../shared/api.js';
 import { BanDialog } from '../ban-dialog/ban-dialog.js';
+import { BulkBanDialog } from '../bulk-ban-dialog/bulk-ban-dialog.js';
 import { BulkBar } from '../bulk-bar/bulk-bar.js';
 import { CommentCard } from '../comment-card/comment-card.js';
 import { ContextPanel } from '../context-panel/context-panel.js';
@@ -20,6 +24,8 @@ import { QueueTabs } from '../queue-tabs/queue-tabs.js';
 import { handleKey } from './keys.js';
 
 const PAGE_SIZE = 30;
+/** How long after an action of this page a live update is taken for its echo (not announced). */
+const OWN_ECHO_MS = 3000;
 
 export function App({ config }: { config: PageConfig }) {
   const { strings, base } = config;
@@ -38,18 +44,25 @@ export function App({ config }: { config: PageConfig }) {
   const [busy, setBusy] = useState<ReadonlySet<string>>(new Set());
   const [message, setMessage] = useState('');
   const [banFor, setBanFor] = useState<ModComment | null>(null);
-  const [lastBan, setLastBan] = useState<BanChangelog | null>(null);
+  // The change logs of the last ban (one) or bulk ban (several): "Undo" takes each back.
+  const [lastBan, setLastBan] = useState<BanChangelog[] | null>(null);
+  const [bulkBan, setBulkBan] = useState<ModComment[] | null>(null);
   const [live, setLive] = useState(false);
   const [version, setVersion] = useState(0);
   const moveFocus = useRef(false);
+  // Until when updates heard live are this page's own actions echoed back: applied, not announced.
+  const quietUntil = useRef(0);
+  const ownAction = () => {
+    quietUntil.current = Date.now() + OWN_ECHO_MS;
+  };
   // Reads of the queue and its counts are numbered: an answer to an older read (another queue or search) is dropped.
   const loadSeq = useRef(0);
   const countSeq = useRef(0);
   // Comments the live feed added, with the read under way when each came: a read that started before keeps them.
   const arrived = useRef(new Map<string, { comment: ModComment; seq: number }>());
   // The latest state, for handlers registered once (keys, the live feed).
-  const now = useRef({ queue, search, comments, focusId, selected, banFor });
-  now.current = { queue, search, comments, focusId, selected, banFor };
+  const now = useRef({ queue, search, comments, focusId, selected, banFor, bulkBan });
+  now.current = { queue, search, comments, focusId, selected, banFor, bulkBan };
 
   const announce = (text: string) => setMessage((m) => (m === text ? `${text}\u00a0` : text));
   const fail = (reason: string) => announce(t(strings, 'FAILED', { reason }));
@@ -139,7 +152,9 @@ export function App({ config }: { config: PageConfig }) {
     if (action === undefined || !action.applies(c)) return false;
     setBusy((b) => new Set(b).add(c._id));
     try {
+      ownAction();
       const patch = await action.run(api, base, c);
+      ownAction();
       const hadFocus = document.activeElement?.closest('#queue-panel') !== null;
       applyChange(c._id, patch, hadFocus);
       if (!quiet) announce(t(strings, action.done, { name: authorOf(c, t(strings, 'ANONYMOUS')) }));
@@ -166,8 +181,9 @@ export function App({ config }: { config: PageConfig }) {
   };
 
   const banned = (changelog: BanChangelog, c: ModComment) => {
+    ownAction();
     setBanFor(null);
-    setLastBan(changelog);
+    setLastBan([changelog]);
     announce(t(strings, 'DONE_BANNED', { name: authorOf(c, t(strings, 'ANONYMOUS')) }));
     // The ban marked (or removed) the author's other comments too: the queue is read again.
     moveFocus.current = true;
@@ -176,17 +192,90 @@ export function App({ config }: { config: PageConfig }) {
     setVersion((v) => v + 1);
   };
 
+  const bulkBanned = (changelogs: BanChangelog[], failed: number) => {
+    ownAction();
+    setBulkBan(null);
+    if (changelogs.length > 0) setLastBan(changelogs);
+    announce(failed === 0 ? t(strings, 'DONE_BULK_BANNED', { count: changelogs.length }) : t(strings, 'BULK_BAN_PARTLY', { count: changelogs.length, failed }));
+    moveFocus.current = true;
+    void load(now.current.queue, now.current.search, 0);
+    refreshCounts();
+    setVersion((v) => v + 1);
+  };
+
   const undoBan = async () => {
     if (lastBan === null) return;
+    // Undone last first, so a comment two bans changed ends as it was before the first.
+    const left = [...lastBan];
     try {
-      await api.call('POST', `${base}/ban-user/undo`, {}, { changelog: lastBan });
+      while (left.length > 0) {
+        await api.call('POST', `${base}/ban-user/undo`, {}, { changelog: left[left.length - 1] });
+        left.pop();
+      }
+      ownAction();
       setLastBan(null);
       announce(t(strings, 'DONE_BAN_UNDONE'));
-      void load(now.current.queue, now.current.search, 0);
-      refreshCounts();
     } catch (err) {
+      setLastBan(left.length > 0 ? left : null);
       fail((err as Error).message);
     }
+    void load(now.current.queue, now.current.search, 0);
+    refreshCounts();
+  };
+
+  /** Drops a comment from the list (the focus moving on to the next). */
+  const drop = (id: string) => {
+    const list = now.current.comments;
+    const at = list.findIndex((c) => c._id === id);
+    if (at < 0) return;
+    const rest = list.filter((c) => c._id !== id);
+    setComments(rest);
+    setSelected((s) => {
+      const next = new Set(s);
+      next.delete(id);
+      return next;
+    });
+    if (now.current.focusId === id) {
+      const next = rest[Math.min(at, rest.length - 1)];
+      moveFocus.current = document.activeElement?.closest('#queue-panel') != null;
+      setFocusId(next?._id ?? null);
+    }
+  };
+
+  /** A comment a moderator changed (perhaps this page's own action, heard back): read it again. */
+  const onUpdated = async (id: string) => {
+    // Decided as the frame arrives, not after the read below (which a loaded server may slow).
+    const quiet = Date.now() < quietUntil.current;
+    refreshCounts();
+    const shown = now.current.comments.find((c) => c._id === id);
+    if (shown === undefined) return;
+    let comment: ModComment;
+    try {
+      ({ comment } = await api.call<{ comment: ModComment }>('GET', `${base}/comment/${id}`));
+    } catch {
+      // No longer one this moderator may see.
+      drop(id);
+      return;
+    }
+    const current = now.current.comments.find((c) => c._id === id);
+    if (current === undefined) return;
+    const name = authorOf(comment, t(strings, 'ANONYMOUS'));
+    if (!belongs(now.current.queue, comment)) {
+      drop(id);
+      if (!quiet) announce(t(strings, 'UPDATED_GONE', { name }));
+    } else if (changedSeen(current, comment)) {
+      setComments(now.current.comments.map((c) => (c._id === id ? comment : c)));
+      if (!quiet) announce(t(strings, 'UPDATED_HERE', { name }));
+    }
+    if (now.current.focusId === id) setVersion((v) => v + 1);
+  };
+
+  const edited = (patch: Partial<ModComment>) => {
+    const id = now.current.focusId;
+    if (id === null) return;
+    ownAction();
+    setComments(now.current.comments.map((c) => (c._id === id ? { ...c, ...patch } : c)));
+    setVersion((v) => v + 1);
   };
 
   const onQueued = async (id: string) => {
@@ -206,6 +295,7 @@ export function App({ config }: { config: PageConfig }) {
   useEffect(() => {
     const feed = new LiveFeed(config.live, {
       onQueued: (id) => void onQueued(id),
+      onUpdated: (id) => void onUpdated(id),
       onState: (connected, again) => {
         setLive(connected);
         // Back after a drop: whatever arrived meanwhile is read with the queue.
@@ -221,13 +311,14 @@ export function App({ config }: { config: PageConfig }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) =>
       handleKey(e, {
-        dialogOpen: now.current.banFor !== null,
+        dialogOpen: now.current.banFor !== null || now.current.bulkBan !== null,
         comments: now.current.comments,
         focusId: now.current.focusId,
         focusAt,
         search: () => document.getElementById('search')?.focus(),
         toggle: (id) => setSelected((s) => toggled(s, id)),
         ban: (c) => setBanFor(c),
+        tools: () => document.getElementById('edit-start')?.focus(),
         act: (key, c) => void act(key, c),
       });
     document.addEventListener('keydown', onKey);
@@ -276,11 +367,12 @@ export function App({ config }: { config: PageConfig }) {
             busy={busy.size > 0}
             onSelectAll={(all) => setSelected(all ? new Set(comments.map((c) => c._id)) : new Set())}
             onRun={(key) => void bulk(key)}
+            onBanAuthors={() => setBulkBan(comments.filter((c) => selected.has(c._id)))}
           />
           {lastBan !== null && (
             <p>
               <button type="button" onClick={() => void undoBan()}>
-                {t(strings, 'UNDO_BAN')}
+                {lastBan.length > 1 ? t(strings, 'UNDO_BANS', { count: lastBan.length }) : t(strings, 'UNDO_BAN')}
               </button>
             </p>
           )}
@@ -319,10 +411,11 @@ export function App({ config }: { config: PageConfig }) {
             <li>{t(strings, 'KEY_MOVE')}</li>
             <li>{t(strings, 'KEY_ACT')}</li>
             <li>{t(strings, 'KEY_SELECT')}</li>
+            <li>{t(strings, 'KEY_TOOLS')}</li>
           </ul>
         </section>
       </main>
-      <ContextPanel strings={strings} locale={locale} api={api} base={base} comment={focused} version={version} />
+      <ContextPanel strings={strings} locale={locale} api={api} base={base} comment={focused} version={version} onEdited={edited} announce={announce} onActing={ownAction} />
       <div role="status" aria-live="polite" class="visually-hidden" id="announcer">
         {message}
       </div>
@@ -341,8 +434,25 @@ export function App({ config }: { config: PageConfig }) {
           onError={fail}
         />
       )}
+      {bulkBan !== null && (
+        <BulkBanDialog
+          strings={strings}
+          api={api}
+          base={base}
+          comments={bulkBan}
+          onBanned={bulkBanned}
+          onClose={() => setBulkBan(null)}
+          onError={fail}
+        />
+      )}
     </div>
   );
+}
+
+/** Whether a comment as read again differs, in what the page shows, from the one shown. */
+function changedSeen(shown: ModComment, read: ModComment): boolean {
+  const fields = ['approved', 'reviewed', 'isSpam', 'isDeleted', 'isBannedUser', 'isLocked', 'flagCount', 'commentHTML'] as const;
+  return fields.some((f) => (shown[f] ?? false) !== (read[f] ?? false));
 }
 
 function toggled(set: ReadonlySet<string>, id: string): Set<string> {

@@ -9,6 +9,8 @@ export interface KeyTargets {
   search(): void;
   toggle(id: string): void;
   ban(c: ModComment): void;
+  /** Moves the focus to the focused comment's tools in the context panel. */
+  tools(): void;
   act(key: string, c: ModComment): void;
 }
 
@@ -53,6 +55,9 @@ export function handleKey(e: KeyboardEvent, k: KeyTargets): void {
   } else if (e.key === 'b') {
     e.preventDefault();
     k.ban(current);
+  } else if (e.key === 'c') {
+    e.preventDefault();
+    k.tools();
   } else if (e.key.length === 1) {
     k.act(e.key, current);
   }

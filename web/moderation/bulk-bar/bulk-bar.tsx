@@ -1,4 +1,4 @@
-/** Actions on the selection: select all shown, and approve, spam, review or remove every selected comment. */
+/** Actions on the selection: select all shown, approve, spam, review or remove every selected comment, or ban their authors. */
 import { type Strings, t } from '../model/strings.js';
 
 /** The bulk actions: the key of the one-comment action each runs, and its label. */
@@ -16,9 +16,11 @@ export interface BulkBarProps {
   busy: boolean;
   onSelectAll(all: boolean): void;
   onRun(key: string): void;
+  /** Opens the bulk ban (its summary first). */
+  onBanAuthors(): void;
 }
 
-export function BulkBar({ strings, shown, selected, busy, onSelectAll, onRun }: BulkBarProps) {
+export function BulkBar({ strings, shown, selected, busy, onSelectAll, onRun, onBanAuthors }: BulkBarProps) {
   const all = shown > 0 && selected === shown;
   return (
     <div role="toolbar" aria-label={t(strings, 'BULK_ACTIONS')} class="bulk">
@@ -42,6 +44,9 @@ export function BulkBar({ strings, shown, selected, busy, onSelectAll, onRun }: 
           {t(strings, b.label)}
         </button>
       ))}
+      <button type="button" class="danger" disabled={busy || selected === 0} onClick={onBanAuthors}>
+        {t(strings, 'BAN_SELECTED')}
+      </button>
     </div>
   );
 }

@@ -2,10 +2,12 @@
  * The focused comment's context: the comment it answers, its thread (the page, with a link),
  * the author's other comments and the comment's moderation log. Read again whenever the focus
  * moves or an action changes the comment (`version`); an answer for a comment no longer
- * focused is dropped.
+ * focused is dropped. Below it, the tools that edit the comment and its author's badges and
+ * trust factor (author-tools/).
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../../shared/api.js';
+import { AuthorTools } from '../author-tools/author-tools.js';
 import { authorOf } from '../model/actions.js';
 import { shortDate, type Strings, t } from '../model/strings.js';
 import type { ModComment, ModLog } from '../model/types.js';
@@ -20,6 +22,11 @@ export interface ContextPanelProps {
   base: string;
   comment: ModComment | null;
   version: number;
+  /** Changes the focused comment as the page shows it (after an edit). */
+  onEdited(patch: Partial<ModComment>): void;
+  announce(text: string): void;
+  /** An action of this page is starting (see author-tools/). */
+  onActing(): void;
 }
 
 interface Context {
@@ -41,7 +48,7 @@ function safeUrl(url: string | null | undefined): string | null {
   }
 }
 
-export function ContextPanel({ strings, locale, api, base, comment, version }: ContextPanelProps) {
+export function ContextPanel({ strings, locale, api, base, comment, version, onEdited, announce, onActing }: ContextPanelProps) {
   const [context, setContext] = useState<Context | null>(null);
   useEffect(() => {
     setContext(null);
@@ -112,6 +119,7 @@ export function ContextPanel({ strings, locale, api, base, comment, version }: C
           )}
         </div>
       )}
+      {comment !== null && <AuthorTools strings={strings} api={api} base={base} comment={comment} onEdited={onEdited} announce={announce} onActing={onActing} />}
     </aside>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * The moderators' live feed (a websocket to this server, docs/moderation.md): it names each new
- * comment as it is stored. After a drop it reconnects, waiting longer each time up to 30 s, and
+ * comment as it is stored, and each comment a moderation action changed (`moderation-updated`). After a drop it reconnects, waiting longer each time up to 30 s, and
  * tells the page, which reads its queue again so that nothing posted meanwhile is missed.
  */
 
@@ -8,6 +8,8 @@ const MAX_WAIT_MS = 30_000;
 
 export interface LiveFeedHandlers {
   onQueued(commentId: string): void;
+  /** A moderator (this one or another) changed the comment: `changed` names the fields. */
+  onUpdated(commentId: string, changed: readonly string[]): void;
   /** Connected (again: `again` is true after a drop) or not. */
   onState(connected: boolean, again: boolean): void;
 }
@@ -37,8 +39,10 @@ export class LiveFeed {
     };
     socket.onmessage = (e) => {
       try {
-        const frame = JSON.parse(String(e.data)) as { type?: string; commentId?: string };
-        if (frame.type === 'moderation-queued' && typeof frame.commentId === 'string') this.handlers.onQueued(frame.commentId);
+        const frame = JSON.parse(String(e.data)) as { type?: string; commentId?: string; changed?: unknown };
+        if (typeof frame.commentId !== 'string') return;
+        if (frame.type === 'moderation-queued') this.handlers.onQueued(frame.commentId);
+        else if (frame.type === 'moderation-updated') this.handlers.onUpdated(frame.commentId, Array.isArray(frame.changed) ? frame.changed.filter((f): f is string => typeof f === 'string') : []);
       } catch {
         // Not a frame of ours (a pong): nothing to do.
       }
