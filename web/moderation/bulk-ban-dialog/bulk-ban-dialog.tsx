@@ -7,16 +7,10 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Api } from '../../shared/api.js';
+import { BanActions, BanOptionFields, banQuery, DEFAULT_BAN_OPTIONS, type BanOptions } from '../ban-options/index.js';
 import { type Strings, t } from '../model/strings.js';
 import type { BanChangelog, ModComment } from '../model/types.js';
 
-const DAY = 24 * 60 * 60 * 1000;
-const DURATIONS = [
-  { id: 'forever', label: 'BAN_FOREVER', ms: 0 },
-  { id: 'day', label: 'BAN_DAY', ms: DAY },
-  { id: 'week', label: 'BAN_WEEK', ms: 7 * DAY },
-  { id: 'month', label: 'BAN_MONTH', ms: 30 * DAY },
-] as const;
 
 export interface BulkBanDialogProps {
   strings: Strings;
@@ -49,10 +43,7 @@ export function oneCommentPerAuthor(comments: readonly ModComment[]): ModComment
 export function BulkBanDialog({ strings, api, base, comments, onBanned, onClose, onError }: BulkBanDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const [summary, setSummary] = useState<BulkSummary | null>(null);
-  const [banEmail, setBanEmail] = useState(false);
-  const [shadow, setShadow] = useState(false);
-  const [deleteAll, setDeleteAll] = useState(false);
-  const [duration, setDuration] = useState<string>('forever');
+  const [options, setOptions] = useState<BanOptions>(DEFAULT_BAN_OPTIONS);
   const [busy, setBusy] = useState(false);
   const authors = oneCommentPerAuthor(comments);
 
@@ -71,17 +62,12 @@ export function BulkBanDialog({ strings, api, base, comments, onBanned, onClose,
   const confirm = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
-    const ms = DURATIONS.find((d) => d.id === duration)!.ms;
+    const query = banQuery(options);
     const changelogs: BanChangelog[] = [];
     let failed = 0;
     for (const c of authors) {
       try {
-        const answer = await api.call<{ changelog: BanChangelog }>('POST', `${base}/ban-user/from-comment/${c._id}`, {
-          banEmail,
-          isShadowBan: shadow,
-          deleteAllUsersComments: deleteAll,
-          bannedUntil: ms === 0 ? undefined : new Date(Date.now() + ms).toISOString(),
-        });
+        const answer = await api.call<{ changelog: BanChangelog }>('POST', `${base}/ban-user/from-comment/${c._id}`, query);
         changelogs.push(answer.changelog);
       } catch {
         failed++;
@@ -100,31 +86,8 @@ export function BulkBanDialog({ strings, api, base, comments, onBanned, onClose,
             ? t(strings, 'LOADING')
             : t(strings, 'BULK_BAN_SUMMARY', { selected: comments.length, total: summary.totalRelatedCommentCount, users: summary.userIds.length, emails: summary.emails.length })}
         </p>
-        <label class="option">
-          <input type="checkbox" checked={banEmail} onChange={(e) => setBanEmail((e.currentTarget as HTMLInputElement).checked)} /> {t(strings, 'BAN_EMAIL')}
-        </label>
-        <label class="option">
-          <input type="checkbox" checked={shadow} onChange={(e) => setShadow((e.currentTarget as HTMLInputElement).checked)} /> {t(strings, 'BAN_SHADOW')}
-        </label>
-        <label class="option">
-          <input type="checkbox" checked={deleteAll} onChange={(e) => setDeleteAll((e.currentTarget as HTMLInputElement).checked)} /> {t(strings, 'BAN_DELETE_ALL')}
-        </label>
-        <label class="option">
-          {t(strings, 'BAN_DURATION')}{' '}
-          <select value={duration} onChange={(e) => setDuration((e.currentTarget as HTMLSelectElement).value)}>
-            {DURATIONS.map((d) => (
-              <option value={d.id}>{t(strings, d.label)}</option>
-            ))}
-          </select>
-        </label>
-        <div class="actions">
-          <button type="submit" class="danger" disabled={busy || summary === null}>
-            {t(strings, 'BAN_CONFIRM')}
-          </button>
-          <button type="button" onClick={() => ref.current?.close()}>
-            {t(strings, 'CANCEL')}
-          </button>
-        </div>
+        <BanOptionFields strings={strings} options={options} onChange={setOptions} />
+        <BanActions strings={strings} ready={!busy && summary !== null} onCancel={() => ref.current?.close()} />
       </form>
     </dialog>
   );
