@@ -26,6 +26,7 @@ import { createStore } from '../../storage/create-store.js';
 import { processCpuSeconds } from '../lib/cpu.js';
 import type { ServerProcess } from '../lib/processes.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
+import { resolvePublicQuery } from '../../http/public/read-query.js';
 
 const URL_ID = 'bench-hot-page';
 const WRITERS = 48;
@@ -110,7 +111,7 @@ interface OpCosts {
   remove: { mean: number; max: number };
 }
 
-const VIEW: PublicListQuery = { direction: 'MR', page: 0, skip: null, limit: 30, asTree: false, maxTreeDepth: null, limitChildren: null, skipChildren: 0, countChildren: false, parentId: null, fetchPageForCommentId: null, afterCommentId: null, beforeCommentId: null, countAll: false, hashTagKeys: [], searchText: null };
+const VIEW: PublicListQuery = resolvePublicQuery({ urlId: '', direction: 'MR', limit: 30 }, {});
 
 function timed(n: number, op: (i: number) => void): { mean: number; max: number } {
   let max = 0;

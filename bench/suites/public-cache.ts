@@ -14,28 +14,12 @@ import { PublicCache } from '../../actors/page/public-cache.js';
 import type { PublicListQuery } from '../../actors/page/public-listing.js';
 import { publicSource } from '../../actors/page/public-source.js';
 import type { Suite, SuiteContext } from '../lib/suite.js';
+import { resolvePublicQuery } from '../../http/public/read-query.js';
 
 const PAGES_PER_ORDER = 10;
 const LIMIT = 30;
 
-const QUERY: PublicListQuery = {
-  direction: 'MR',
-  page: 0,
-  skip: null,
-  limit: LIMIT,
-  asTree: false,
-  maxTreeDepth: null,
-  limitChildren: null,
-  skipChildren: 0,
-  countChildren: false,
-  parentId: null,
-  fetchPageForCommentId: null,
-  afterCommentId: null,
-  beforeCommentId: null,
-  countAll: false,
-  hashTagKeys: [],
-  searchText: null,
-};
+const QUERY: PublicListQuery = resolvePublicQuery({ urlId: '', direction: 'MR', limit: LIMIT }, {});
 
 function comment(id: string, parentId: string | null, at: number, votes: number): CommentDoc {
   return {

@@ -85,7 +85,7 @@ export const PUBLIC_READ_QUERY: Schema = {
 };
 
 /** The listing query of a read, every default resolved from the page's settings. */
-export function resolvePublicQuery(q: PublicReadQuery, settings: Settings): PublicListQuery {
+export function resolvePublicQuery(q: PublicReadQuery, settings: Partial<Pick<Settings, 'pageSize' | 'defaultSortDirection'>>): PublicListQuery {
   if (q.page !== undefined && (q.skip !== undefined || q.limit !== undefined)) {
     throw new ApiError('invalid-param', 'Use either precalculated paging (page) or flexible paging (skip and limit), not both.');
   }

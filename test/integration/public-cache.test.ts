@@ -11,25 +11,9 @@ import { PAGE_VIEWS, PageKind, pageActorId } from '../../actors/page/protocol.js
 import type { PublicAnswer } from '../../actors/page/public-answers.js';
 import type { PublicListQuery, PublicReader } from '../../actors/page/public-listing.js';
 import { startTestServer, storages, type TestServer } from '../fixtures/server.js';
+import { resolvePublicQuery } from '../../http/public/read-query.js';
 
-const BASE: PublicListQuery = {
-  direction: 'MR',
-  page: 0,
-  skip: null,
-  limit: 3,
-  asTree: false,
-  maxTreeDepth: null,
-  limitChildren: null,
-  skipChildren: 0,
-  countChildren: false,
-  parentId: null,
-  fetchPageForCommentId: null,
-  afterCommentId: null,
-  beforeCommentId: null,
-  countAll: false,
-  hashTagKeys: [],
-  searchText: null,
-};
+const BASE: PublicListQuery = resolvePublicQuery({ urlId: '', direction: 'MR', limit: 3 }, {});
 
 /** A reader with no identity: the personal path, which keeps nothing, adds only `isBlocked: false` to each comment. */
 const NOBODY: PublicReader = { userId: null, anonUserId: null, voterKey: null, blocked: [], editSecret: null };

@@ -8,6 +8,7 @@ import { publicCommentJson } from '../../../actors/page/public-comment.js';
 import { MAX_TREE_DEPTH, type PublicListQuery, publicListJson, type PublicReader, type PublicSource } from '../../../actors/page/public-listing.js';
 import { isLocalSite } from '../../../http/site-check.js';
 import { eventually } from '../../fixtures/eventually.js';
+import { resolvePublicQuery } from '../../../http/public/read-query.js';
 
 function doc(id: string, parentId: string | null, minute: number, extra: Partial<CommentDoc> = {}): CommentDoc {
   return {
@@ -64,24 +65,7 @@ function source(docs: CommentDoc[], votes: Record<string, { id: string; directio
   };
 }
 
-const q: PublicListQuery = {
-  direction: 'OF',
-  page: 0,
-  skip: null,
-  limit: 2,
-  asTree: false,
-  maxTreeDepth: null,
-  limitChildren: null,
-  skipChildren: 0,
-  countChildren: false,
-  parentId: null,
-  fetchPageForCommentId: null,
-  afterCommentId: null,
-  beforeCommentId: null,
-  countAll: false,
-  hashTagKeys: [],
-  searchText: null,
-};
+const q: PublicListQuery = resolvePublicQuery({ urlId: '', direction: 'OF', limit: 2 }, {});
 
 const parse = (json: string) => JSON.parse(json) as { comments: Record<string, unknown>[]; pageNumber: number; hasMore: boolean; commentCount: number };
 const ids = (json: string) => parse(json).comments.map((c) => c['_id']);
