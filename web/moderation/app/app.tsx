@@ -123,16 +123,11 @@ export function App({ config }: { config: PageConfig }) {
     setFocusId(list[Math.max(0, Math.min(list.length - 1, index))]!._id);
   };
 
-  /** Applies a change to a comment; one that no longer belongs to the queue leaves it (the focus moving on). */
-  const applyChange = (id: string, patch: Partial<ModComment>, keepFocus: boolean) => {
+  /** Drops a comment from the list; if it had the focus, the next one takes it (and the keyboard focus too with `keepFocus`). */
+  const drop = (id: string, keepFocus = document.activeElement?.closest('#queue-panel') != null) => {
     const list = now.current.comments;
     const at = list.findIndex((c) => c._id === id);
     if (at < 0) return;
-    const updated = { ...list[at]!, ...patch };
-    if (belongs(now.current.queue, updated)) {
-      setComments(list.map((c) => (c._id === id ? updated : c)));
-      return;
-    }
     const rest = list.filter((c) => c._id !== id);
     setComments(rest);
     setSelected((s) => {
@@ -145,6 +140,16 @@ export function App({ config }: { config: PageConfig }) {
       moveFocus.current = keepFocus;
       setFocusId(next?._id ?? null);
     }
+  };
+
+  /** Applies a change to a comment; one that no longer belongs to the queue leaves it (the focus moving on). */
+  const applyChange = (id: string, patch: Partial<ModComment>, keepFocus: boolean) => {
+    const list = now.current.comments;
+    const at = list.findIndex((c) => c._id === id);
+    if (at < 0) return;
+    const updated = { ...list[at]!, ...patch };
+    if (belongs(now.current.queue, updated)) setComments(list.map((c) => (c._id === id ? updated : c)));
+    else drop(id, keepFocus);
   };
 
   const act = async (key: string, c: ModComment, quiet = false): Promise<boolean> => {
@@ -221,25 +226,6 @@ export function App({ config }: { config: PageConfig }) {
     }
     void load(now.current.queue, now.current.search, 0);
     refreshCounts();
-  };
-
-  /** Drops a comment from the list (the focus moving on to the next). */
-  const drop = (id: string) => {
-    const list = now.current.comments;
-    const at = list.findIndex((c) => c._id === id);
-    if (at < 0) return;
-    const rest = list.filter((c) => c._id !== id);
-    setComments(rest);
-    setSelected((s) => {
-      const next = new Set(s);
-      next.delete(id);
-      return next;
-    });
-    if (now.current.focusId === id) {
-      const next = rest[Math.min(at, rest.length - 1)];
-      moveFocus.current = document.activeElement?.closest('#queue-panel') != null;
-      setFocusId(next?._id ?? null);
-    }
   };
 
   /** A comment a moderator changed (perhaps this page's own action, heard back): read it again. */
