@@ -8,7 +8,8 @@ import { tenantScopes } from '../storage/tenant-data.js';
 import { TenantPurgeActor, TenantPurgeKind } from './jobs/tenant-purge-actor.js';
 import { UserEraseActor, UserEraseKind } from './jobs/user-erase-actor.js';
 import { AuditActor, AuditKind, AuditSweeperActor, AuditSweeperKind } from './audit/audit-actor.js';
-import { ModeratorsActor, ModeratorsKind } from './moderator/moderators-actor.js';
+import { ModeratorsActor } from './moderator/moderators-actor.js';
+import { ModeratorsKind } from './moderator/protocol.js';
 import { DirectoryActor, DirectoryKind } from './user/directory-actor.js';
 
 /** Registers the identity actors. */

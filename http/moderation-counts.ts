@@ -5,7 +5,7 @@
  * a counter that cannot be stored never fails the action, which already happened.
  */
 import type { ModeratorCounts } from '../actors/moderator/moderator-model.js';
-import { ModeratorsKind } from '../actors/moderator/moderators-actor.js';
+import { ModeratorsKind } from '../actors/moderator/protocol.js';
 import { log } from '../engine/log.js';
 import type { RouteRequest } from './route.js';
 

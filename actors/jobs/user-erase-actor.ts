@@ -22,7 +22,7 @@ import { ApiError } from '../../engine/errors.js';
 import { log } from '../../engine/log.js';
 import { eraseRecipientRound, forgetSenderRound } from '../notify/erase.js';
 import { COMMENTS, type CommentDoc } from '../page/comment-doc.js';
-import type { EraseMode } from '../page/page-erase.js';
+import type { EraseMode } from '../page/protocol.js';
 import { PageKind, pageActorId } from '../page/protocol.js';
 import { TenantKind, tenantSettings } from '../tenant/tenant-actor.js';
 import { type ApiUserKind, type UserDoc, UserKind, userActorId } from '../user/protocol.js';

@@ -16,26 +16,13 @@ import { commentEvent } from './page-events.js';
 import { dropComment } from './page-moves.js';
 import { syncPage } from './page-record.js';
 import { type PageHost, saveComment } from './page-state.js';
+import type { EraseRequest } from './protocol.js';
 import { queueWebhooks } from './page-webhooks.js';
-import { WEBHOOK_EVENTS, type WebhookTarget } from '../webhook/protocol.js';
+import { WEBHOOK_EVENTS } from '../webhook/protocol.js';
 import { LoopYielder } from './yield-loop.js';
-
-/** How a user's comments go: removed (`commentDeleteMode` 0, the default) or anonymized (1). */
-export type EraseMode = 'remove' | 'anonymize';
 
 /** The text an anonymized comment with replies keeps, when its content is removed. */
 export const DELETED_PLACEHOLDER = '[deleted]';
-
-export interface EraseRequest {
-  readonly userId: string;
-  readonly commentIds: readonly string[];
-  readonly mode: EraseMode;
-  /** The page's `commentThreadDeleteMode` (null: unset). */
-  readonly threadMode: number | null;
-  readonly isLive: boolean;
-  /** The tenant's webhook subscriptions: each erased comment is an update or a deletion to them. */
-  readonly webhooks: readonly WebhookTarget[];
-}
 
 /** The fields the specification nulls on an anonymized comment, with the two flags set. */
 function anonymized(doc: CommentDoc, removeText: boolean): CommentDoc {

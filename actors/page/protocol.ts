@@ -13,7 +13,6 @@ import type { CommentDoc, CommentHashTag, CommentMention } from './comment-doc.j
 import type { ListQuery, SortDirection } from './listing.js';
 import type { PublicListQuery, PublicReader } from './public-listing.js';
 import type { PageDoc } from './page-doc.js';
-import type { EraseRequest } from './page-erase.js';
 import type { ReactKind } from './react-doc.js';
 import type { VoteDirection, VoteDoc, VoteKind } from './vote-doc.js';
 import type { WebhookTarget } from '../webhook/protocol.js';
@@ -283,6 +282,21 @@ export const PAGE_VIEWS = {
 /** The id of a page actor (its key without the `page:` prefix). */
 export function pageActorId(tenantId: string, urlId: string): string {
   return `${tenantId}:${urlId}`;
+}
+
+/** How a user's comments go: removed (`commentDeleteMode` 0, the default) or anonymized (1). */
+export type EraseMode = 'remove' | 'anonymize';
+
+/** A user's comments on this page to erase (page-erase.ts). */
+export interface EraseRequest {
+  readonly userId: string;
+  readonly commentIds: readonly string[];
+  readonly mode: EraseMode;
+  /** The page's `commentThreadDeleteMode` (null: unset). */
+  readonly threadMode: number | null;
+  readonly isLive: boolean;
+  /** The tenant's webhook subscriptions: each erased comment is an update or a deletion to them. */
+  readonly webhooks: readonly WebhookTarget[];
 }
 
 /**

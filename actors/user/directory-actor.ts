@@ -16,7 +16,7 @@ import type { DomainConfigDoc } from '../tenant/domain-configs.js';
 import type { TenantPackageDoc } from '../tenant/packages.js';
 import type { TenantSnapshot } from '../tenant/tenant-admin.js';
 import { metaMatches, type TenantDoc } from '../tenant/tenant-record.js';
-import { ModeratorsKind } from '../moderator/moderators-actor.js';
+import { ModeratorsKind } from '../moderator/protocol.js';
 import { TenantKind } from '../tenant/tenant-actor.js';
 import type { SsoBillingCounts } from '../tenant/usage.js';
 import { type ApiUserKind, type UserDoc, UserKind, userActorId, USERS } from './protocol.js';

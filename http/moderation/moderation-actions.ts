@@ -11,7 +11,7 @@ import { ModerationKind } from '../../actors/moderation/moderation-actor.js';
 import type { ModerationAction } from '../../actors/moderation/moderation-model.js';
 import type { ModeratorCounts } from '../../actors/moderator/moderator-model.js';
 import { moderationUpdated } from '../../actors/moderation/update-event.js';
-import { ModeratorsKind } from '../../actors/moderator/moderators-actor.js';
+import { ModeratorsKind } from '../../actors/moderator/protocol.js';
 import { pageLocator } from '../../actors/page/locator.js';
 import type { CommentChanges } from '../../actors/page/protocol.js';
 import { TenantKind } from '../../actors/tenant/tenant-actor.js';

@@ -6,7 +6,7 @@
  * comments of those groups. Anyone else is refused: 401 `not-signed-in` without a credential,
  * 403 `moderation-forbidden` with one that may not moderate this tenant.
  */
-import { ModeratorsKind } from '../../actors/moderator/moderators-actor.js';
+import { ModeratorsKind } from '../../actors/moderator/protocol.js';
 import { ApiError } from '../../engine/errors.js';
 import { resolveReader } from '../public/reader.js';
 import type { RouteRequest, Schema } from '../route.js';

@@ -3,7 +3,7 @@
  * invitations (an email with a link, accepted within 30 days). docs/identity.md.
  */
 import { INVITE_MS, moderatorView, type ModeratorDoc, MODERATORS } from '../../actors/moderator/moderator-model.js';
-import { MODERATOR_PAGE_SIZE, ModeratorsKind } from '../../actors/moderator/moderators-actor.js';
+import { MODERATOR_PAGE_SIZE, ModeratorsKind } from '../../actors/moderator/protocol.js';
 import { TenantKind } from '../../actors/tenant/tenant-actor.js';
 import { DirectoryKind } from '../../actors/user/directory-actor.js';
 import { clock } from '../../engine/clock.js';

@@ -4,7 +4,7 @@
  */
 import { eraseUser } from '../../actors/jobs/user-erase-actor.js';
 import { eraseRecipient } from '../../actors/notify/erase.js';
-import type { EraseMode } from '../../actors/page/page-erase.js';
+import type { EraseMode } from '../../actors/page/protocol.js';
 import { type ApiUserKind, type ApiWriteMode, type UserDoc, UserKind, userActorId } from '../../actors/user/protocol.js';
 import { revokeUserGrants } from '../oauth/user-grants.js';
 import type { AppServices } from '../services.js';

@@ -4,7 +4,7 @@
  * own action is skipped by its broadcast id.
  */
 import type { WidgetComment } from '../shared/types.js';
-import type { WidgetController } from './controller.js';
+import type { WidgetHost } from './widget-host.js';
 
 /** What a post or reply form sends. */
 export interface Draft {
@@ -15,7 +15,7 @@ export interface Draft {
 }
 
 export class CommentActions {
-  constructor(readonly c: WidgetController) {}
+  constructor(readonly c: WidgetHost) {}
 
   get #base(): string {
     return `/comments/${encodeURIComponent(this.c.tenantId)}`;

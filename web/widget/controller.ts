@@ -18,6 +18,7 @@ import { Polls } from './polls.js';
 import { defaultUrlId, newBroadcastId, sessionStore } from './page-identity.js';
 import type { SsrLinks } from './ssr-links.js';
 import { ThreadState } from './thread-state.js';
+import type { WidgetHost } from './widget-host.js';
 
 /** An error to show beside the control that caused it. */
 export interface ShownError {
@@ -28,7 +29,7 @@ export interface ShownError {
 export type { Draft } from './comment-actions.js';
 export type { SsrLinks } from './ssr-links.js';
 
-export class WidgetController {
+export class WidgetController implements WidgetHost {
   /** Set when rendered on the server (no JavaScript): forms post and links navigate. */
   ssr: SsrLinks | undefined;
   readonly api: Api;

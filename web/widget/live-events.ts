@@ -4,10 +4,10 @@
  * notifications and thread state apply in place. Answers whether anything changed.
  */
 import type { WidgetComment } from '../shared/types.js';
-import type { WidgetController } from './controller.js';
+import type { WidgetHost } from './widget-host.js';
 import type { LiveFrame } from './live.js';
 
-export function applyLiveEvent(c: WidgetController, event: LiveFrame): boolean {
+export function applyLiveEvent(c: WidgetHost, event: LiveFrame): boolean {
   const comment = event['comment'] as WidgetComment | undefined;
   switch (event.type) {
     case 'new-comment': {

@@ -5,7 +5,7 @@
  * place; the server publishes them to every other reader.
  */
 import type { WidgetComment } from '../shared/types.js';
-import type { WidgetController } from './controller.js';
+import type { WidgetHost } from './widget-host.js';
 
 const BASE = '/auth/my-account/moderate-comments';
 /** How many held comments of the page a moderator's widget shows. */
@@ -19,7 +19,7 @@ export class Moderation {
   active = false;
   #stringsLoaded = false;
 
-  constructor(readonly c: WidgetController) {}
+  constructor(readonly c: WidgetHost) {}
 
   /** Takes the moderator status of a thread read's answer. */
   fromAnswer(answer: Record<string, unknown>): void {

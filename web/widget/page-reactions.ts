@@ -4,7 +4,7 @@
  * follow the live channel's `page-react` events, which carry a reaction's new total.
  */
 import { ApiFailure } from '../shared/api.js';
-import type { WidgetController } from './controller.js';
+import type { WidgetHost } from './widget-host.js';
 import { sessionStore } from './page-identity.js';
 
 /** One configured reaction: an image (`src`, `selectedSrc` once given) or an emoji, and its name. */
@@ -20,14 +20,14 @@ export interface ReactOption {
 const ID_MAX = 36;
 
 /** The reader's words for a refusal the reactions can meet. */
-export function refusalText(c: WidgetController, err: unknown): string {
+export function refusalText(c: WidgetHost, err: unknown): string {
   if (err instanceof ApiFailure && err.code === 'banned') return c.t('BANNED');
   if (err instanceof ApiFailure && err.code === 'sso-required') return c.t('SIGN_IN_TO_TAKE_PART');
   return c.errorText(err);
 }
 
 /** The `sso` parameter in the flat form the reaction routes read. */
-function flatSso(c: WidgetController): string | undefined {
+function flatSso(c: WidgetHost): string | undefined {
   const sso = c.config.sso ?? c.config.simpleSSO;
   return sso ? JSON.stringify(sso) : undefined;
 }
@@ -42,7 +42,7 @@ export class PageReactions {
   readonly #seen = new Map<string, number>();
   readonly #busy = new Set<string>();
 
-  constructor(readonly c: WidgetController) {}
+  constructor(readonly c: WidgetHost) {}
 
   /** The configured reactions (ids the server would refuse are left out). */
   get options(): ReactOption[] {

@@ -5,7 +5,7 @@
  * what the server answers: a poll whose results need a vote comes without counts until then.
  */
 import type { WidgetPoll } from '../shared/types.js';
-import type { WidgetController } from './controller.js';
+import type { WidgetHost } from './widget-host.js';
 import { sessionStore } from './page-identity.js';
 import { refusalText } from './page-reactions.js';
 
@@ -23,7 +23,7 @@ export class Polls {
   readonly #asked = new Set<string>();
   readonly #busy = new Set<string>();
 
-  constructor(readonly c: WidgetController) {}
+  constructor(readonly c: WidgetHost) {}
 
   /** Forgets every reader view (another page or reader). */
   reset(): void {
