@@ -147,6 +147,8 @@ ModerationScenario.describe('the moderation page, more', 'more-mod', (s) => {
     assert.deepEqual(await seriousViolations(m, null), [], 'the bulk ban dialog');
     const posting = (i: number, text: string) => widget(t, 'POST', `/comments/${tenantId}`, { urlId, sessionId: sessions[i]! }, commentData(urlId, text, { commenterName: i === 0 ? 'Ann' : 'Bob' }));
     assert.equal((await posting(0, 'Summary bans nobody')).status, 200, 'the summary bans nobody');
+    // It arrives in the queue live (announced) before the ban, so its announcement cannot follow the ban's.
+    await m.getByText('Summary bans nobody').waitFor();
     await dialog.getByRole('button', { name: 'Ban', exact: true }).click();
     await m.getByRole('status').filter({ hasText: 'Banned 2 authors.' }).waitFor();
     for (const i of [0, 1]) {

@@ -214,6 +214,8 @@ export function App({ config }: { config: PageConfig }) {
     const left = [...lastBan];
     try {
       while (left.length > 0) {
+        // Each undo is heard back live while the next is under way: this page's own, not announced.
+        ownAction();
         await api.call('POST', `${base}/ban-user/undo`, {}, { changelog: left[left.length - 1] });
         left.pop();
       }
@@ -411,6 +413,7 @@ export function App({ config }: { config: PageConfig }) {
           api={api}
           base={base}
           comment={banFor}
+          onActing={ownAction}
           onBanned={(changelog) => banned(changelog, banFor)}
           onClose={() => {
             const id = banFor._id;
@@ -426,6 +429,7 @@ export function App({ config }: { config: PageConfig }) {
           api={api}
           base={base}
           comments={bulkBan}
+          onActing={ownAction}
           onBanned={bulkBanned}
           onClose={() => setBulkBan(null)}
           onError={fail}

@@ -19,6 +19,8 @@ export interface BanDialogProps {
   onBanned(changelog: BanChangelog, options: { deleteAll: boolean }): void;
   onClose(): void;
   onError(reason: string): void;
+  /** Called before each ban request: its changes, heard back live, are this page's own. */
+  onActing(): void;
 }
 
 interface Summary {
@@ -26,7 +28,7 @@ interface Summary {
   usernames: string[];
 }
 
-export function BanDialog({ strings, api, base, comment, onBanned, onClose, onError }: BanDialogProps) {
+export function BanDialog({ strings, api, base, comment, onBanned, onClose, onError, onActing }: BanDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const [summary, setSummary] = useState<Summary | null>(null);
   const [options, setOptions] = useState<BanOptions>(DEFAULT_BAN_OPTIONS);
@@ -57,6 +59,7 @@ export function BanDialog({ strings, api, base, comment, onBanned, onClose, onEr
     setBusy(true);
     const query = banQuery(options);
     try {
+      onActing();
       const answer = await api.call<{ changelog: BanChangelog }>('POST', `${base}/ban-user/from-comment/${comment._id}`, query);
       ref.current?.close();
       onBanned(answer.changelog, { deleteAll: options.deleteAll });

@@ -21,6 +21,8 @@ export interface BulkBanDialogProps {
   onBanned(changelogs: BanChangelog[], failed: number): void;
   onClose(): void;
   onError(reason: string): void;
+  /** Called before each ban request: its changes, heard back live, are this page's own. */
+  onActing(): void;
 }
 
 interface BulkSummary {
@@ -40,7 +42,7 @@ export function oneCommentPerAuthor(comments: readonly ModComment[]): ModComment
   });
 }
 
-export function BulkBanDialog({ strings, api, base, comments, onBanned, onClose, onError }: BulkBanDialogProps) {
+export function BulkBanDialog({ strings, api, base, comments, onBanned, onClose, onError, onActing }: BulkBanDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const [summary, setSummary] = useState<BulkSummary | null>(null);
   const [options, setOptions] = useState<BanOptions>(DEFAULT_BAN_OPTIONS);
@@ -67,6 +69,7 @@ export function BulkBanDialog({ strings, api, base, comments, onBanned, onClose,
     let failed = 0;
     for (const c of authors) {
       try {
+        onActing();
         const answer = await api.call<{ changelog: BanChangelog }>('POST', `${base}/ban-user/from-comment/${c._id}`, query);
         changelogs.push(answer.changelog);
       } catch {
