@@ -16,7 +16,14 @@ bin="$root/.tools/bin"
 out="$bin/ferretdb"
 mkdir -p "$bin"
 
-works() { [ -x "$out" ] && "$out" --version 2>/dev/null | grep -q "version: $VERSION"; }
+# The output is read whole before it is matched: `grep -q` would stop reading at the match, and
+# the binary's next write would then die of SIGPIPE, which pipefail turns into a failure.
+works() {
+  [ -x "$out" ] || return 1
+  local reported
+  reported=$("$out" --version 2>/dev/null) || return 1
+  [[ "$reported" == *"version: $VERSION"* ]]
+}
 
 if works; then
   echo "ferretdb $VERSION already built at $out"
